@@ -1,0 +1,33 @@
+// Public surface of `business-payments`: re-exports only.
+export { PaymentsClient } from './client.js';
+export { APIPromise, type WithResponse } from './core/api-promise.js';
+export { PagePromise, type ListPage } from './core/pagination.js';
+export {
+  PaymentsError,
+  ConfigurationError,
+  InvalidParamsError,
+  APIError,
+  type APIErrorInit,
+  AuthenticationError,
+  PermissionDeniedError,
+  MerchantPendingApprovalError,
+  NotFoundError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APITimeoutError,
+  APIUserAbortError,
+  ResponseValidationError,
+} from './core/error.js';
+export { signRequest, type SignRequestInput } from './internal/signing.js';
+export type { ClientOptions, RequestOptions, Environment, Logger, LogLevel, Clock } from './internal/options.js';
+export * from './resources/payments.js';
+export * from './resources/payouts.js';
+export * from './resources/balance.js';
+export * from './resources/site-info.js';
+export * from './resources/openapi.js';
+export * from './resources/billing/plans.js';
+export * from './resources/billing/subscriptions.js';
+export * from './resources/billing/invoices.js';
+export { Billing } from './resources/billing/index.js';

@@ -1,0 +1,58 @@
+// HMAC-SHA256 that runs on every runtime: node:crypto where the runtime has it (found at
+// run time, so no bundler ever sees a `node:` import), else WebCrypto with each key
+// imported once and cached. One source file for Node, Deno, Bun, edge and browsers.
+
+type NodeCrypto = {
+  createHmac(algorithm: string, key: string): {
+    update(data: string | Uint8Array): { digest(encoding: 'hex'): string };
+  };
+};
+
+let nodeCrypto: NodeCrypto | null | undefined;
+
+function loadNodeCrypto(): NodeCrypto | null {
+  if (nodeCrypto !== undefined) return nodeCrypto;
+  nodeCrypto = null;
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const mod = proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+    if (mod && typeof mod.createHmac === 'function') nodeCrypto = mod;
+  } catch {
+    // Some runtimes expose a `process` shim that throws: WebCrypto is the fallback.
+  }
+  return nodeCrypto;
+}
+
+const keyCache = new Map<string, ReturnType<typeof crypto.subtle.importKey>>();
+const encoder = new TextEncoder();
+
+function importKey(secret: string): ReturnType<typeof crypto.subtle.importKey> {
+  let key = keyCache.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+    ]);
+    // Bound the cache: a long-lived process that rotates secrets must not grow forever.
+    if (keyCache.size >= 16) keyCache.clear();
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function toHex(buffer: ArrayBuffer): string {
+  const bytes = new Uint8Array(buffer);
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!];
+  return out;
+}
+
+/** Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8). */
+export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
+  const node = loadNodeCrypto();
+  if (node) return node.createHmac('sha256', secret).update(message).digest('hex');
+  const key = await importKey(secret);
+  const data = typeof message === 'string' ? encoder.encode(message) : message;
+  return toHex(await crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
+}

@@ -1,0 +1,249 @@
+import { ConfigurationError } from '../core/error.js';
+import { isBrowser, readEnv } from './env.js';
+import { MAX_TIMEOUT_MS, RESERVED_HEADERS } from './validate.js';
+
+/** `sandbox` (test credentials, no real money) or `production` (live). */
+export type Environment = 'sandbox' | 'production';
+
+/** How verbose the client's `logger` is. `off` by default. */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
+
+/** Anything with console-like methods: `console`, pino, winston… */
+export interface Logger {
+  error(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  debug(message: string, ...rest: unknown[]): void;
+}
+
+/**
+ * Time source for retries, backoff and polling. Inject one in tests to run without real
+ * waiting; the default uses `Date.now`, `setTimeout` and `Math.random`.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`; rejects with the signal's reason when it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** A number in [0, 1), for backoff jitter. */
+  random(): number;
+}
+
+/**
+ * Options of `new PaymentsClient(options)`. Every credential defaults to its environment
+ * variable, so `new PaymentsClient()` works in a configured deployment.
+ *
+ * @example
+ * ```ts
+ * const client = new PaymentsClient({
+ *   environment: 'sandbox',
+ *   merchantKey: process.env.BUSINESS_PAYMENTS_MERCHANT_KEY,
+ *   apiKey: process.env.BUSINESS_PAYMENTS_API_KEY,
+ *   apiSecret: process.env.BUSINESS_PAYMENTS_API_SECRET,
+ *   baseUrl: 'https://payments.example.com',
+ * });
+ * ```
+ */
+export interface ClientOptions {
+  /** Default: env `BUSINESS_PAYMENTS_ENVIRONMENT`, else `sandbox`. */
+  environment?: Environment;
+  /** Business id, sent as `X-Merchant-Key`. Default: env `BUSINESS_PAYMENTS_MERCHANT_KEY`. */
+  merchantKey?: string;
+  /** API key of the environment, sent as `X-API-Key`. Default: env `BUSINESS_PAYMENTS_API_KEY`. */
+  apiKey?: string;
+  /** API secret of the environment: signs requests, never sent. Default: env `BUSINESS_PAYMENTS_API_SECRET`. */
+  apiSecret?: string;
+  /** Service address; routes (`/api/v1/...`) are appended. Default: env `BUSINESS_PAYMENTS_BASE_URL`. */
+  baseUrl?: string;
+  /** Milliseconds per attempt. Default 30 000. */
+  timeout?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** A custom `fetch` (instrumentation, proxies, tests). Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Allow use in a browser page. The API secret would be visible to every visitor: don't, unless it is an internal tool. */
+  dangerouslyAllowBrowser?: boolean;
+  /** Where attempt logs go. Default `console` once `logLevel` is not `off`. */
+  logger?: Logger;
+  /** Default: env `BUSINESS_PAYMENTS_LOG`, else `off`. */
+  logLevel?: LogLevel;
+  /** Headers added to every request (after the SDK's own, which cannot be overridden). */
+  defaultHeaders?: Record<string, string>;
+  /** Time source; inject one in tests. */
+  clock?: Partial<Clock>;
+}
+
+/** Per-call options, the last argument of every method. */
+export interface RequestOptions {
+  /** Idempotency-Key for a create call (≤ 64 characters). Default: one generated per call and reused on every retry. */
+  idempotencyKey?: string;
+  /** Milliseconds per attempt for this call. */
+  timeout?: number;
+  /** Retries for this call. */
+  maxRetries?: number;
+  /** Aborts the call (and any pending retry). */
+  signal?: AbortSignal;
+  /** Extra headers for this call. The SDK's auth and signing headers cannot be overridden. */
+  headers?: Record<string, string>;
+}
+
+/** The fully defaulted shape the client works with. */
+export interface ResolvedOptions {
+  environment: Environment;
+  merchantKey: string;
+  apiKey: string;
+  apiSecret: string;
+  baseUrl: string;
+  timeout: number;
+  maxRetries: number;
+  fetch: typeof fetch;
+  logger: Logger;
+  logLevel: LogLevel;
+  defaultHeaders: Record<string, string>;
+  clock: Clock;
+}
+
+const DEFAULTS = {
+  environment: 'sandbox',
+  timeout: 30_000,
+  maxRetries: 2,
+  logLevel: 'off',
+} as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+
+/** The default clock: real time. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  random: () => Math.random(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/** Normalises options once: env defaults, validation, `ConfigurationError` naming what to fix. */
+export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
+  if (isBrowser() && !options.dangerouslyAllowBrowser) {
+    throw new ConfigurationError(
+      'PaymentsClient is running in a browser, where every visitor could read your API secret. ' +
+        'Call the API from your server instead, or pass dangerouslyAllowBrowser: true if you accept the risk.',
+    );
+  }
+
+  const environment = options.environment ?? readEnv('BUSINESS_PAYMENTS_ENVIRONMENT') ?? DEFAULTS.environment;
+  if (environment !== 'sandbox' && environment !== 'production') {
+    throw new ConfigurationError(
+      `environment must be 'sandbox' or 'production' (got ${JSON.stringify(String(environment))}); set the option or BUSINESS_PAYMENTS_ENVIRONMENT.`,
+    );
+  }
+
+  const merchantKey = credential('merchantKey', options.merchantKey, 'BUSINESS_PAYMENTS_MERCHANT_KEY', environment);
+  const apiKey = credential('apiKey', options.apiKey, 'BUSINESS_PAYMENTS_API_KEY', environment);
+  const apiSecret = credential('apiSecret', options.apiSecret, 'BUSINESS_PAYMENTS_API_SECRET', environment);
+  const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnv('BUSINESS_PAYMENTS_BASE_URL'), environment);
+
+  const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG') as LogLevel | undefined) ?? DEFAULTS.logLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigurationError(`logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)}).`);
+  }
+
+  const fetchImpl = options.fetch ?? (globalThis.fetch as typeof fetch | undefined);
+  if (typeof fetchImpl !== 'function') {
+    throw new ConfigurationError('No fetch is available in this runtime: pass options.fetch.');
+  }
+
+  return {
+    environment,
+    merchantKey,
+    apiKey,
+    apiSecret,
+    baseUrl,
+    timeout: checkCount('timeout', options.timeout ?? DEFAULTS.timeout, 1, MAX_TIMEOUT_MS),
+    maxRetries: checkCount('maxRetries', options.maxRetries ?? DEFAULTS.maxRetries, 0),
+    fetch: fetchImpl,
+    logger: options.logger ?? console,
+    logLevel,
+    defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
+    clock: { ...systemClock, ...options.clock },
+  };
+}
+
+function credential(name: string, given: string | undefined, envName: string, environment: Environment): string {
+  const value = given ?? readEnv(envName);
+  if (value === undefined || value === '') {
+    throw new ConfigurationError(`Missing ${name}: pass it to new PaymentsClient({ ${name} }) or set ${envName}.`);
+  }
+  if (typeof value !== 'string') throw new ConfigurationError(`${name} must be a string.`);
+  if (value !== value.trim()) {
+    throw new ConfigurationError(`${name} has leading or trailing whitespace (a copy-paste slip?): trim it.`);
+  }
+  // Sandbox credentials carry test_, live ones live_ (or no prefix): a mix is always a mistake.
+  if (environment === 'sandbox' && value.startsWith('live_')) {
+    throw new ConfigurationError(
+      `${name} is a live_ (production) credential but environment is 'sandbox': use your sandbox credentials, or set environment: 'production'.`,
+    );
+  }
+  if (environment === 'production' && value.startsWith('test_')) {
+    throw new ConfigurationError(
+      `${name} is a test_ (sandbox) credential but environment is 'production': use your production credentials, or set environment: 'sandbox'.`,
+    );
+  }
+  return value;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+function resolveBaseUrl(value: string | undefined, environment: Environment): string {
+  if (value === undefined || value === '') {
+    throw new ConfigurationError(
+      'Missing baseUrl: pass new PaymentsClient({ baseUrl }) or set BUSINESS_PAYMENTS_BASE_URL (e.g. https://payments.example.com).',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError(`baseUrl ${JSON.stringify(value)} is not an absolute URL (e.g. https://payments.example.com).`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigurationError(`baseUrl must use https: (got ${url.protocol}).`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigurationError('baseUrl must not contain a user name or password.');
+  }
+  if (url.search || url.hash) {
+    throw new ConfigurationError('baseUrl must not have a query string or fragment: routes are appended to it.');
+  }
+  if (environment === 'production' && url.protocol !== 'https:' && !LOOPBACK.test(url.hostname)) {
+    throw new ConfigurationError(
+      `baseUrl must use https: in production (got ${url.origin}); plain http is allowed only for localhost.`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function checkCount(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max} (got ${String(value)}).`);
+  }
+  return value;
+}
+
+function checkDefaultHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  for (const name of Object.keys(headers ?? {})) {
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw new ConfigurationError(`defaultHeaders must not set ${name}: the SDK sets it (auth, signing, content type).`);
+    }
+  }
+  return { ...headers };
+}

@@ -1,0 +1,22 @@
+// What the logger may print. Signatures and API keys are credentials in all but name, and
+// customer phone numbers are personal data: neither belongs in a log line.
+const SECRET_HEADERS = new Set(['x-signature', 'x-api-key']);
+const PHONE_FIELDS = new Set(['customer_phone', 'destination', 'phone']);
+
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value;
+  }
+  return out;
+}
+
+export function redactBody(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactBody);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    out[key] = PHONE_FIELDS.has(key) && typeof field === 'string' ? '[redacted]' : redactBody(field);
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+import { hmacSha256Hex } from './hmac.js';
+
+/** Inputs of {@link signRequest}: exactly what goes on the wire. */
+export interface SignRequestInput {
+  /** The API secret of the selected environment. Never sent. */
+  secret: string;
+  /** Unix time in seconds (the `X-Timestamp` header). */
+  timestamp: number | string;
+  /** HTTP method, e.g. `GET` or `POST` (upper-cased for you). */
+  method: string;
+  /** Path and query string byte for byte as sent, e.g. `/api/v1/payments?limit=10`. */
+  pathWithQuery: string;
+  /** The raw request body as sent; empty string (or omitted) for GET. */
+  body?: string;
+}
+
+/**
+ * Signs one request as the Business Payments API expects:
+ * `sha256=` + hex HMAC-SHA256(secret, `<timestamp>.<METHOD>.<path_with_query>.<raw_body>`).
+ * A GET has an empty body, so its payload ends with a dot. Resolves to the value of
+ * the `X-Signature` header.
+ *
+ * The client calls this afresh for every attempt; it is exported for curl users, proxies
+ * and tests. Test vectors are in `docs/signing.md`.
+ *
+ * @example
+ * ```ts
+ * const signature = await signRequest({
+ *   secret: 'test_secret', timestamp: 1700000000,
+ *   method: 'GET', pathWithQuery: '/api/v1/balance',
+ * });
+ * // 'sha256=…'
+ * ```
+ */
+export async function signRequest(input: SignRequestInput): Promise<string> {
+  return `sha256=${await hmacSha256Hex(input.secret, signingPayload(input))}`;
+}
+
+/** The exact string that is signed: `<timestamp>.<METHOD>.<path_with_query>.<raw_body>`. */
+export function signingPayload(input: Omit<SignRequestInput, 'secret'>): string {
+  return `${input.timestamp}.${input.method.toUpperCase()}.${input.pathWithQuery}.${input.body ?? ''}`;
+}
