@@ -31,3 +31,4 @@ export * from './resources/billing/plans.js';
 export * from './resources/billing/subscriptions.js';
 export * from './resources/billing/invoices.js';
 export { Billing } from './resources/billing/index.js';
+export * from './webhooks.js';

@@ -2,15 +2,21 @@
 // run time, so no bundler ever sees a `node:` import), else WebCrypto with each key
 // imported once and cached. One source file for Node, Deno, Bun, edge and browsers.
 
-type NodeCrypto = {
-  createHmac(algorithm: string, key: string): {
-    update(data: string | Uint8Array): { digest(encoding: 'hex'): string };
-  };
+type NodeHmac = {
+  update(data: string | Uint8Array): NodeHmac;
+  digest(): Uint8Array;
+  digest(encoding: 'hex'): string;
+};
+
+/** The part of node:crypto this package uses. */
+export type NodeCrypto = {
+  createHmac(algorithm: string, key: string): NodeHmac;
+  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
 };
 
 let nodeCrypto: NodeCrypto | null | undefined;
 
-function loadNodeCrypto(): NodeCrypto | null {
+export function loadNodeCrypto(): NodeCrypto | null {
   if (nodeCrypto !== undefined) return nodeCrypto;
   nodeCrypto = null;
   try {
@@ -24,9 +30,10 @@ function loadNodeCrypto(): NodeCrypto | null {
 }
 
 const keyCache = new Map<string, ReturnType<typeof crypto.subtle.importKey>>();
-const encoder = new TextEncoder();
+export const encoder = new TextEncoder();
 
-function importKey(secret: string): ReturnType<typeof crypto.subtle.importKey> {
+/** WebCrypto HMAC-SHA256 key for `secret`, imported once and cached. */
+export function importHmacKey(secret: string): ReturnType<typeof crypto.subtle.importKey> {
   let key = keyCache.get(secret);
   if (!key) {
     key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
@@ -52,7 +59,7 @@ function toHex(buffer: ArrayBuffer): string {
 export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
   const node = loadNodeCrypto();
   if (node) return node.createHmac('sha256', secret).update(message).digest('hex');
-  const key = await importKey(secret);
+  const key = await importHmacKey(secret);
   const data = typeof message === 'string' ? encoder.encode(message) : message;
   return toHex(await crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
 }

@@ -1,0 +1,2 @@
+// Entry of `business-payments/testing`: tools for merchants' own tests.
+export { signWebhook, type SignWebhookOptions, type SignedWebhook } from './testing/sign-webhook.js';

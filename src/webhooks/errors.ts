@@ -1,0 +1,27 @@
+import { PaymentsError } from '../core/error.js';
+
+/** Why a webhook delivery was refused. */
+export type WebhookVerificationReason =
+  | 'missing_header'
+  | 'invalid_signature'
+  | 'timestamp_too_old'
+  | 'timestamp_in_future'
+  | 'invalid_timestamp'
+  | 'invalid_payload'
+  | 'environment_mismatch'
+  | 'event_mismatch';
+
+/**
+ * Thrown by `verifyWebhook` / `verifyWebhookSignature` when a delivery must not be
+ * trusted. Answer the sender with 400 (or 401 for `invalid_signature`) and do not process it.
+ */
+export class WebhookVerificationError extends PaymentsError {
+  override name = 'WebhookVerificationError';
+  /** The machine-readable reason. */
+  readonly reason: WebhookVerificationReason;
+
+  constructor(reason: WebhookVerificationReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
