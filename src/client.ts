@@ -1,4 +1,4 @@
-import ky, { isTimeoutError } from 'ky';
+import ky, { isKyError, isTimeoutError } from 'ky';
 import type * as z from 'zod';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
 import {
@@ -6,6 +6,7 @@ import {
   APIError,
   APITimeoutError,
   APIUserAbortError,
+  InvalidParamsError,
   PaymentsError,
   retryAfterSeconds,
 } from './core/error.js';
@@ -143,6 +144,12 @@ export class PaymentsClient {
     const o = this.#options;
     const { path: pathValues, params } = validateInputs(spec.operation, spec, o.environment, options);
 
+    for (const [name, value] of Object.entries(pathValues)) {
+      // A `.`/`..` segment is resolved away by the URL parser (even as %2e), sending the call to
+      // another route; a lone surrogate makes encodeURIComponent throw a bare URIError.
+      if (value === '.' || value === '..') throw new InvalidParamsError(spec.operation, { [name]: ['must not be "." or ".."'] });
+      if (/\p{Cs}/u.test(value)) throw new InvalidParamsError(spec.operation, { [name]: ['must be well-formed Unicode (it has a lone surrogate)'] });
+    }
     const url = new URL(o.baseUrl + spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!)));
     if (spec.method === 'GET' && params) url.search = toQuery(params as Record<string, unknown>);
     // Sign what the URL parser will put on the wire, not what we typed: they can differ.
@@ -179,6 +186,10 @@ export class PaymentsClient {
 
       let response: Response;
       let parsed: ParsedBody;
+      // ky's timeout ends when the headers arrive: this controller and deadline also bound
+      // the body read, so a server that stalls mid-body cannot hang the call forever.
+      const attemptAbort = new AbortController();
+      const deadline = Date.now() + timeout;
       try {
         response = await ky(url, {
           method: spec.method,
@@ -188,14 +199,17 @@ export class PaymentsClient {
           retry: 0,
           throwHttpErrors: false,
           fetch: o.fetch,
-          signal,
+          signal: signal ? AbortSignal.any([signal, attemptAbort.signal]) : attemptAbort.signal,
         });
       } catch (cause) {
-        if (signal?.aborted) throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause });
+        // ky's errors hold the Request, whose headers carry X-API-Key and X-Signature (which the
+        // logger redacts): expose only the underlying failure, as error trackers print causes.
+        const reason: unknown = isKyError(cause) ? (cause as { cause?: unknown }).cause : cause;
+        if (signal?.aborted) throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause: reason });
         const timedOut = isTimeoutError(cause);
         const error = timedOut
-          ? new APITimeoutError(`${spec.operation} timed out after ${timeout} ms.`, { cause })
-          : new APIConnectionError(`${spec.operation} could not reach ${url.origin}: ${describeCause(cause)}.`, { cause });
+          ? new APITimeoutError(`${spec.operation} timed out after ${timeout} ms.`, { cause: reason })
+          : new APIConnectionError(`${spec.operation} could not reach ${url.origin}: ${describeCause(cause)}.`, { cause: reason });
         if (attempt < maxRetries && retryableFailure(mode, cause, timedOut)) {
           await this.#wait(spec, attempt, undefined, error, signal);
           continue;
@@ -205,15 +219,20 @@ export class PaymentsClient {
       }
 
       try {
-        parsed = parseBody(await response.text());
+        parsed = parseBody(await readText(response, deadline - Date.now(), attemptAbort));
       } catch (cause) {
         if (signal?.aborted) throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause });
-        const error = new APIConnectionError(`${spec.operation}: the connection broke while reading the response (${describeCause(cause)}).`, { cause });
+        const error =
+          cause instanceof BodyTimeout
+            ? new APITimeoutError(`${spec.operation} timed out after ${timeout} ms while reading the response body.`, { cause })
+            : new APIConnectionError(`${spec.operation}: the connection broke while reading the response (${describeCause(cause)}).`, { cause });
         // The server saw this request: only idempotent modes may send it again.
         if (attempt < maxRetries && retryableFailure(mode, cause, true)) {
           await this.#wait(spec, attempt, undefined, error, signal);
           continue;
         }
+        // Logged like the other final failures (this branch used to throw silently).
+        this.#log('error', `${spec.method} ${pathWithQuery} failed: ${error.message}`);
         throw error;
       }
       this.#log('info', `${spec.method} ${pathWithQuery} → ${response.status} in ${o.clock.now() - started} ms`);
@@ -255,7 +274,9 @@ export class PaymentsClient {
 
   #apiError(response: Response, parsed: ParsedBody): APIError {
     const body = parsed.json ? parsed.value : parsed.text;
-    const init = { status: response.status, body, headers: response.headers };
+    // Retry-After measured on the client's clock (not Date.now), like the retry wait itself.
+    const retryAfter = retryAfterSeconds(response.headers, this.#options.clock.now());
+    const init = { status: response.status, body, headers: response.headers, retryAfter };
     if (response.status === 401) {
       // A 401 from a clock that is off looks like bad credentials: say which it is.
       const serverDate = Date.parse(response.headers.get('date') ?? '');
@@ -288,6 +309,26 @@ export class PaymentsClient {
   /** What `util.inspect(client)` (and console.log) shows: no credentials. */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PaymentsClient ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+class BodyTimeout extends Error {
+  override name = 'BodyTimeout';
+}
+
+/** `response.text()` within `ms` (real time, like ky's timeout); on expiry the attempt is aborted. */
+async function readText(response: Response, ms: number, attemptAbort: AbortController): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new BodyTimeout('the response body did not arrive in time'));
+      attemptAbort.abort();
+    }, Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([response.text(), expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

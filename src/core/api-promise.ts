@@ -17,6 +17,7 @@ export interface WithResponse<T> {
  * ```
  */
 export class APIPromise<T> extends Promise<T> {
+  /** @internal Derived promises (`then`, `catch`) are plain Promises. */
   // Promise subclasses must not let `then` build another APIPromise around an executor.
   static override get [Symbol.species]() {
     return Promise;

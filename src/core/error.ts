@@ -79,7 +79,8 @@ export class APIError extends PaymentsError {
   }
 
   /** Maps an HTTP status (and the body's label) to its error class: the one place that does. */
-  static generate(init: APIErrorInit): APIError {
+  // retryAfter: lets the client measure an HTTP-date Retry-After on its own (injectable) clock.
+  static generate(init: APIErrorInit & { retryAfter?: number }): APIError {
     const { status } = init;
     if (status === 401) return new AuthenticationError(init);
     if (status === 403) {

@@ -70,6 +70,7 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
     this.#fetchPage = fetchPage;
   }
 
+  /** Walks every page by offset, yielding each item once. */
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     // Items inserted while walking shift later pages: ids already yielded are skipped.
     const seen = new Set<string>();

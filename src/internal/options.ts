@@ -10,9 +10,13 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
 /** Anything with console-like methods: `console`, pino, winston… */
 export interface Logger {
+  /** Final failures. */
   error(message: string, ...rest: unknown[]): void;
+  /** Failed attempts that will be retried. */
   warn(message: string, ...rest: unknown[]): void;
+  /** One line per attempt: method, path, status, duration. */
   info(message: string, ...rest: unknown[]): void;
+  /** Redacted headers and body of each attempt. */
   debug(message: string, ...rest: unknown[]): void;
 }
 

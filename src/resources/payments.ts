@@ -140,6 +140,13 @@ const pushNeedsPhone = (params: { payment_mode?: string | undefined; customer_ph
   }
 };
 
+// zod skips refinements once another field has a type error; this rule must still run so
+// InvalidParamsError lists every failing field at once. It only reads two keys, so any
+// object (even one with other fields wrong) is safe to look at.
+const onAnyObject = {
+  when: (payload: z.core.ParsePayload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+};
+
 /**
  * Params of `payments.create`. Unknown keys are refused, so a misspelt field can never be
  * dropped silently from a payment.
@@ -153,8 +160,8 @@ export const PaymentCreateParams = z
     /** Synonym of `ipn_url`. */
     webhook_url: httpUrl.optional(),
   })
+  .superRefine(pushNeedsPhone, onAnyObject)
   .superRefine((params, ctx) => {
-    pushNeedsPhone(params, ctx);
     if (params.ipn_url && params.webhook_url && params.ipn_url !== params.webhook_url) {
       ctx.addIssue({ code: 'custom', path: ['webhook_url'], message: 'is a synonym of ipn_url: give one, or the same URL in both' });
     }
@@ -170,7 +177,7 @@ export const PaymentInitiateParams = z
     cancel_redirect: httpUrl,
     ipn_url: httpUrl,
   })
-  .superRefine(pushNeedsPhone);
+  .superRefine(pushNeedsPhone, onAnyObject);
 /** Params of the legacy `payments.initiate`. */
 export type PaymentInitiateParams = z.input<typeof PaymentInitiateParams>;
 

@@ -4,7 +4,10 @@
 /** A Fetch `Headers`, or a Node-style headers object (values may be arrays). */
 export type WebhookHeaders =
   | Headers
-  | { get(name: string): string | null }
+  | {
+      /** Header value by case-insensitive name. */
+      get(name: string): string | null;
+    }
   | Record<string, string | readonly string[] | undefined>;
 
 export interface BrandHeaders {

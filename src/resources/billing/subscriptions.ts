@@ -23,7 +23,8 @@ export const SubscriptionCreateParams = z.strictObject({
   plan_code: z.string().min(1, 'must not be empty'),
   customer_phone: tanzanianMobileNumber,
   /** The exact recurring billing terms shown to the customer. */
-  terms_shown: z.string().trim().min(1, 'must be the exact terms shown to the customer'),
+  // Checked, never rewritten: the consent record must hold the terms exactly as shown.
+  terms_shown: z.string().refine((terms) => terms.trim().length > 0, 'must be the exact terms shown to the customer'),
   webhook_url: httpUrl.optional(),
 });
 /** Params of `billing.subscriptions.create`. */

@@ -1,0 +1,333 @@
+// Status → error class mapping, error fields, non-JSON bodies and the clock-skew hint.
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import {
+  APIError,
+  AuthenticationError,
+  InternalServerError,
+  MerchantPendingApprovalError,
+  NotFoundError,
+  PaymentsError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  UnprocessableEntityError,
+  type ClientOptions,
+} from '../../src/index.js';
+import { testClient } from '../support/client.js';
+import { BASE_URL, createFakeApi, fakeClock, fixtures } from '../support/fake-api.js';
+
+let clock = fakeClock();
+const api = createFakeApi({ now: () => clock.time });
+
+beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
+beforeEach(() => {
+  clock = fakeClock();
+  vi.stubEnv('BUSINESS_PAYMENTS_LOG', '');
+});
+afterEach(() => {
+  api.server.resetHandlers();
+  api.seen.length = 0;
+});
+afterAll(() => api.server.close());
+
+/** A client on the fake API; no retries unless asked, so one reply = one error. */
+function client(options: ClientOptions = {}) {
+  return testClient({ clock, maxRetries: 0, ...options }).client;
+}
+
+/** The rejection reason of a call that must fail. */
+async function rejection(promise: PromiseLike<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
+
+const createParams = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
+
+describe('HTTP status → error class', () => {
+  const cases: Array<[number, string, new (...args: any[]) => APIError]> = [
+    [400, 'Bad Request', UnprocessableEntityError],
+    [401, 'Invalid API credentials', AuthenticationError],
+    [403, 'Forbidden', PermissionDeniedError],
+    [404, 'Not Found', NotFoundError],
+    [422, 'Currency is not enabled for this merchant', UnprocessableEntityError],
+    [429, 'Too Many Requests', RateLimitError],
+    [500, 'Server Error', InternalServerError],
+    [502, 'Bad Gateway', InternalServerError],
+    [503, 'Service Unavailable', InternalServerError],
+  ];
+
+  test.each(cases)('%i → %s', async (status, label, ErrorClass) => {
+    api.on('get', '/api/v1/balance', { status, body: { error: label, message: `the server says ${status}` } });
+    const error = await rejection(client().balance.retrieve());
+
+    expect(error).toBeInstanceOf(ErrorClass);
+    expect(error.constructor).toBe(ErrorClass);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe(ErrorClass.name);
+    expect(error.status).toBe(status);
+    expect(error.label).toBe(label);
+    expect(error.message).toContain(label);
+    expect(error.message).toContain(`the server says ${status}`);
+    expect(error.body).toEqual({ error: label, message: `the server says ${status}` });
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('403 Merchant Pending Approval → MerchantPendingApprovalError, still a PermissionDeniedError', async () => {
+    api.on('post', '/api/v1/payments', {
+      status: 403,
+      body: { error: 'Merchant Pending Approval', message: 'Your business is awaiting approval.' },
+    });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(MerchantPendingApprovalError);
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error.name).toBe('MerchantPendingApprovalError');
+    expect(error.status).toBe(403);
+    expect(error.label).toBe('Merchant Pending Approval');
+    expect(error.message).toContain('Merchant Pending Approval');
+    expect(error.message).toContain('Your business is awaiting approval.');
+  });
+
+  test('another 403 label stays a plain PermissionDeniedError', async () => {
+    api.on('get', '/api/v1/balance', { status: 403, body: { error: 'Forbidden', message: 'No access.' } });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect(error).not.toBeInstanceOf(MerchantPendingApprovalError);
+  });
+
+  test('an unmapped status (418) is a plain APIError', async () => {
+    api.on('get', '/api/v1/balance', { status: 418, body: { error: 'Teapot', message: 'Short and stout.' } });
+    const error = await rejection(client().balance.retrieve());
+    expect(error.constructor).toBe(APIError);
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error.status).toBe(418);
+    expect(error.label).toBe('Teapot');
+    expect(error.message).toContain('Teapot');
+    expect(error.message).toContain('Short and stout.');
+  });
+
+  test('a body without error/message still gives a useful message and the status', async () => {
+    api.on('get', '/api/v1/balance', { status: 404, body: {} });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.label).toBeUndefined();
+    expect(error.errors).toBeUndefined();
+    expect(error.message).toContain('404');
+  });
+});
+
+describe('error fields', () => {
+  test('422 validation failure: .errors field map, .label, .message, .body, .headers', async () => {
+    const body = {
+      error: 'Validation failed',
+      message: 'The given data was invalid.',
+      errors: { currency_code: ['The currency code must be 3 characters.'], ref_trx: ['The ref trx has already been taken.', 'Second.'] },
+    };
+    api.on('post', '/api/v1/payments', { status: 422, body, headers: { 'X-Request-Id': 'req_123' } });
+    const error = await rejection(client().payments.create(createParams));
+
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.status).toBe(422);
+    expect(error.label).toBe('Validation failed');
+    expect(error.message).toContain('Validation failed');
+    expect(error.message).toContain('The given data was invalid.');
+    expect(error.errors).toEqual({
+      currency_code: ['The currency code must be 3 characters.'],
+      ref_trx: ['The ref trx has already been taken.', 'Second.'],
+    });
+    expect(error.body).toEqual(body);
+    expect(error.headers).toBeInstanceOf(Headers);
+    expect(error.headers.get('x-request-id')).toBe('req_123');
+  });
+
+  test.each([
+    [422, 'Currency is not enabled for this merchant', UnprocessableEntityError],
+    [422, 'Receiver wallet for this currency is not available', UnprocessableEntityError],
+    [401, 'Invalid API credentials', AuthenticationError],
+    [403, 'Payout Rejected', PermissionDeniedError],
+  ] as const)('spec label %i %s is kept as .label', async (status, label, ErrorClass) => {
+    api.on('post', '/api/v1/payouts', { status, body: { error: label, message: 'Details from the server.' } });
+    const error = await rejection(client().payouts.create({ amount: 100 }));
+    expect(error).toBeInstanceOf(ErrorClass);
+    expect(error.label).toBe(label);
+    expect(error.message).toContain(label);
+    expect(error.message).toContain('Details from the server.');
+    if (label === 'Payout Rejected') expect(error).not.toBeInstanceOf(MerchantPendingApprovalError);
+  });
+
+  test('RateLimitError.retryAfter from Retry-After seconds', async () => {
+    api.on('get', '/api/v1/balance', { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': '17' } });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfter).toBe(17);
+  });
+
+  test('RateLimitError.retryAfter from a Retry-After HTTP-date, measured on the client clock', async () => {
+    const at = new Date(clock.time + 42_000).toUTCString();
+    api.on('get', '/api/v1/balance', { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': at } });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfter).toBe(42);
+  });
+
+  test('RateLimitError without Retry-After has retryAfter undefined', async () => {
+    api.on('get', '/api/v1/balance', { status: 429, body: { error: 'Too Many Requests' } });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfter).toBeUndefined();
+  });
+});
+
+describe('bodies that are not JSON never escape as SyntaxError/TypeError', () => {
+  function expectTyped(error: unknown) {
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error).not.toBeInstanceOf(SyntaxError);
+    expect(error).not.toBeInstanceOf(TypeError);
+  }
+
+  test('HTML page on 500 → InternalServerError with the raw text as body', async () => {
+    const html = '<html><body><h1>502 Bad Gateway</h1>nginx</body></html>';
+    api.on('get', '/api/v1/balance', { status: 500, body: html });
+    const error = await rejection(client().balance.retrieve());
+    expectTyped(error);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.status).toBe(500);
+    expect(error.body).toBe(html);
+    expect(error.label).toBeUndefined();
+    expect(error.message).toContain('500');
+  });
+
+  test('truncated JSON on 422 → UnprocessableEntityError with the raw text as body', async () => {
+    api.on('post', '/api/v1/payments', { status: 422, body: '{"error":"Validation fa' });
+    const error = await rejection(client().payments.create(createParams));
+    expectTyped(error);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.body).toBe('{"error":"Validation fa');
+  });
+
+  test('empty body on 503 → InternalServerError', async () => {
+    api.use(http.get(`${BASE_URL}/api/v1/balance`, () => new HttpResponse(null, { status: 503 })));
+    const error = await rejection(client().balance.retrieve());
+    expectTyped(error);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.status).toBe(503);
+    expect(error.body).toBe('');
+  });
+
+  test('HTML page on 200 → ResponseValidationError keeping the raw text', async () => {
+    const html = '<!doctype html><html><body>Welcome to nginx!</body></html>';
+    api.on('get', '/api/v1/verify-payment/:id', { status: 200, body: html });
+    const error = await rejection(client().payments.verify('TRX123456'));
+    expectTyped(error);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error).not.toBeInstanceOf(APIError);
+    expect(error.status).toBe(200);
+    expect(error.body).toBe(html);
+    expect(error.message).toContain('payments.verify');
+  });
+
+  test('truncated JSON on 200 → ResponseValidationError keeping the raw text', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { status: 200, body: '{"status":"succ' });
+    const error = await rejection(client().payments.verify('TRX123456'));
+    expectTyped(error);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.body).toBe('{"status":"succ');
+  });
+
+  test('empty body on 200 → ResponseValidationError', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { status: 200, body: '' });
+    const error = await rejection(client().payments.verify('TRX123456'));
+    expectTyped(error);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.body).toBe('');
+    expect(error.message).toMatch(/empty/i);
+  });
+
+  test('JSON of the wrong shape on 200 → ResponseValidationError naming the field', async () => {
+    const { amount: _dropped, ...withoutAmount } = fixtures.verified;
+    api.on('get', '/api/v1/verify-payment/:id', { status: 200, body: withoutAmount });
+    const error = await rejection(client().payments.verify('TRX123456'));
+    expectTyped(error);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(Object.keys(error.errors)).toContain('amount');
+    expect(JSON.parse(error.body)).toEqual(withoutAmount);
+  });
+
+  test('a JSON body that is not an object on 4xx (array, string, null) still maps cleanly', async () => {
+    api.on('get', '/api/v1/balance', { status: 400, body: ['oops'] });
+    const error = await rejection(client().balance.retrieve());
+    expectTyped(error);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.label).toBeUndefined();
+    expect(error.body).toEqual(['oops']);
+  });
+});
+
+describe('401 and the server clock', () => {
+  const credentialsError = { error: 'Invalid API credentials', message: 'Invalid API credentials' };
+
+  test('server Date more than 300 s behind the local clock → the message says the clock is ahead, by how much', async () => {
+    api.on('get', '/api/v1/balance', {
+      status: 401,
+      body: credentialsError,
+      headers: { Date: new Date(clock.time - 400_000).toUTCString() },
+    });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.label).toBe('Invalid API credentials');
+    expect(error.message).toContain('Invalid API credentials');
+    expect(error.message).toMatch(/clock/i);
+    expect(error.message).toContain('400 s');
+    expect(error.message).toMatch(/ahead/);
+  });
+
+  test('server Date more than 300 s ahead of the local clock → the message says the clock is behind', async () => {
+    api.on('get', '/api/v1/balance', {
+      status: 401,
+      body: credentialsError,
+      headers: { Date: new Date(clock.time + 3_600_000).toUTCString() },
+    });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toMatch(/clock/i);
+    expect(error.message).toContain('3600 s');
+    expect(error.message).toMatch(/behind/);
+  });
+
+  test.each([-299_000, -120_000, 0, 200_000, 300_000])('server Date %i ms away (within 300 s) → no clock hint', async (offset) => {
+    api.on('get', '/api/v1/balance', {
+      status: 401,
+      body: credentialsError,
+      headers: { Date: new Date(clock.time + offset).toUTCString() },
+    });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toContain('Invalid API credentials');
+    expect(error.message).not.toMatch(/clock/i);
+  });
+
+  test('401 without a Date header → no clock hint', async () => {
+    api.on('get', '/api/v1/balance', { status: 401, body: credentialsError });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).not.toMatch(/clock/i);
+  });
+
+  test('a skewed Date on a non-401 error adds no clock hint', async () => {
+    api.on('get', '/api/v1/balance', {
+      status: 403,
+      body: { error: 'Forbidden', message: 'No.' },
+      headers: { Date: new Date(clock.time - 4_000_000).toUTCString() },
+    });
+    const error = await rejection(client().balance.retrieve());
+    expect(error.message).not.toMatch(/clock/i);
+  });
+});

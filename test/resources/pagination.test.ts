@@ -1,0 +1,291 @@
+// payments.list, payouts.list, billing.invoices.list: one page on await, every item on `for await`.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { InvalidParamsError, ResponseValidationError } from '../../src/index.js';
+import type { PaymentsClient } from '../../src/index.js';
+import { testClient } from '../support/client.js';
+import { BASE_URL, createFakeApi, type SeenRequest } from '../support/fake-api.js';
+
+const api = createFakeApi({ now: () => Date.UTC(2026, 10, 22, 12, 0, 0) });
+beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
+afterEach(() => {
+  api.server.resetHandlers();
+  api.seen.length = 0;
+});
+afterAll(() => api.server.close());
+
+async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject, but it resolved');
+}
+
+/** Collects an async iterable, failing (instead of hanging) past `max` items. */
+async function collect<T>(iterable: AsyncIterable<T>, max = 100): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) {
+    out.push(item);
+    if (out.length > max) throw new Error(`iteration did not stop after ${max} items`);
+  }
+  return out;
+}
+
+function query(req: SeenRequest): URLSearchParams {
+  return new URL(req.pathWithQuery, BASE_URL).searchParams;
+}
+/** The offset each request asked for (absent means 0). */
+const offsets = () => api.seen.map((r) => Number(query(r).get('offset') ?? 0));
+
+type Envelope = 'data' | 'bare' | 'nested';
+/** A server holding `items`, answering each request with the slice at offset/limit. */
+function serve(
+  items: () => Array<Record<string, unknown>>,
+  { envelope = 'data', defaultLimit = 50, ignoreOffset = false, hasMore, total }: { envelope?: Envelope; defaultLimit?: number; ignoreOffset?: boolean; hasMore?: boolean; total?: boolean } = {},
+) {
+  return (req: SeenRequest) => {
+    const q = query(req);
+    const offset = ignoreOffset ? 0 : Number(q.get('offset') ?? 0);
+    const limit = Number(q.get('limit') ?? defaultLimit);
+    const all = items();
+    const data = all.slice(offset, offset + limit);
+    const meta: Record<string, unknown> = {};
+    if (hasMore !== undefined) meta.has_more = hasMore;
+    if (total) meta.total = all.length;
+    if (envelope === 'bare') return { body: data };
+    if (envelope === 'nested') return { body: { status: 'success', data: { current_page: 1, data, ...meta } } };
+    return { body: { data, ...meta } };
+  };
+}
+
+const payments = ['TRX1', 'TRX2', 'TRX3', 'TRX4', 'TRX5'].map((trx_id, i) => ({ trx_id, merchant_ref: `order-${i + 1}`, amount: 10 + i, currency: 'USD', status: 'success' }));
+
+type Lister = (client: PaymentsClient, params?: Record<string, unknown>) => ReturnType<PaymentsClient['payments']['list']> | ReturnType<PaymentsClient['payouts']['list']> | ReturnType<PaymentsClient['billing']['invoices']['list']>;
+const routes: Array<{ name: string; path: string; list: Lister; items: Array<Record<string, unknown>>; key: string }> = [
+  { name: 'payments.list', path: '/api/v1/payments', list: (c, p) => c.payments.list(p), items: payments, key: 'trx_id' },
+  {
+    name: 'payouts.list',
+    path: '/api/v1/payouts',
+    list: (c, p) => c.payouts.list(p),
+    items: [1, 2, 3, 4, 5].map((n) => ({ id: `00000000-0000-4000-8000-00000000000${n}`, amount: n * 100, status: 'SUCCESS' })),
+    key: 'id',
+  },
+  {
+    name: 'billing.invoices.list',
+    path: '/api/v1/billing/invoices',
+    list: (c, p) => c.billing.invoices.list(p),
+    items: [1, 2, 3, 4, 5].map((n) => ({ id: `inv_${n}`, subscription: 'sub_1', status: 'paid' })),
+    key: 'id',
+  },
+];
+
+describe.each(routes)('$name', ({ path, list, items, key }) => {
+  test('await resolves to one page { data, offset, limit, has_more } of plain JSON', async () => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    const page = await list(client, { limit: 2 });
+    expect(page).toStrictEqual({ data: items.slice(0, 2), offset: 0, limit: 2, has_more: true });
+    expect(Object.getPrototypeOf(page)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(page.data[0])).toBe(Object.prototype);
+    expect(structuredClone(page)).toStrictEqual(page);
+    expect(api.seen).toHaveLength(1);
+    const req = api.seen[0]!;
+    expect(req.method).toBe('GET');
+    expect(req.pathWithQuery).toBe(`${path}?limit=2`);
+    expect(req.rawBody).toBe('');
+    expect(req.signatureValid).toBe(true);
+    expect(req.headers['idempotency-key']).toBeUndefined();
+  });
+
+  test('.withResponse() gives { data: page, response }', async () => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    const { data, response } = await list(client, { limit: 3, offset: 1 }).withResponse();
+    expect(response.status).toBe(200);
+    expect(data).toStrictEqual({ data: items.slice(1, 4), offset: 1, limit: 3, has_more: true });
+    expect(query(api.seen[0]!).toString()).toContain('offset=1');
+  });
+
+  test('for await walks pages by offset 0, 2, 4 and yields each item exactly once', async () => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    const got = await collect(list(client, { limit: 2 }));
+    expect(got).toStrictEqual(items);
+    expect(offsets()).toEqual([0, 2, 4]);
+    expect(api.seen.map((r) => query(r).get('limit'))).toEqual(['2', '2', '2']);
+    expect(api.seen.every((r) => r.signatureValid)).toBe(true);
+  });
+
+  test('a bare-array body works, and a last full page ends on the empty page after it', async () => {
+    api.on('get', path, serve(() => items.slice(0, 4), { envelope: 'bare' }));
+    const { client } = testClient();
+    expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items.slice(0, 4));
+    expect(offsets()).toEqual([0, 2, 4]);
+  });
+
+  test('a { status, data: { data: [...] } } envelope works', async () => {
+    api.on('get', path, serve(() => items, { envelope: 'nested', total: true }));
+    const { client } = testClient();
+    const page = await list(client, { limit: 2 });
+    expect(page).toStrictEqual({ data: items.slice(0, 2), offset: 0, limit: 2, has_more: true, total: 5 });
+    expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items);
+  });
+
+  test('an item repeated on the next page (the list shifted) is yielded once', async () => {
+    const fresh = { ...items[0]!, [key]: `${String(items[0]![key])}-new` };
+    let shifted = false;
+    api.on('get', path, (req) => {
+      const reply = serve(() => (shifted ? [fresh, ...items] : items))(req);
+      shifted = true; // a new item lands at the top after the first page
+      return reply;
+    });
+    const { client } = testClient();
+    const got = await collect(list(client, { limit: 2 }));
+    expect(got.map((x) => x[key])).toEqual(items.map((x) => x[key]));
+    // First page [1, 2]; then, shifted by one: [2, 3], [4, 5], and an empty page after the full one.
+    expect(offsets()).toEqual([0, 2, 4, 6]);
+  });
+
+  test('a server that ignores offset does not loop forever', async () => {
+    api.on('get', path, serve(() => items, { ignoreOffset: true, hasMore: true }));
+    const { client } = testClient();
+    const got = await collect(list(client, { limit: 2 }));
+    expect(got).toStrictEqual(items.slice(0, 2));
+    expect(api.seen).toHaveLength(2);
+  });
+
+  test("the server's has_more: false stops the walk even after a full page", async () => {
+    api.on('get', path, serve(() => items, { hasMore: false }));
+    const { client } = testClient();
+    expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items.slice(0, 2));
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('without a limit, pages of the server default size are walked until an empty page', async () => {
+    api.on('get', path, serve(() => items, { defaultLimit: 3 }));
+    const { client } = testClient();
+    expect(await collect(list(client))).toStrictEqual(items);
+    expect(api.seen[0]!.pathWithQuery).toBe(path);
+    expect(offsets()).toEqual([0, 3, 5]);
+  });
+
+  test('breaking out early fetches no further pages', async () => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    const got: unknown[] = [];
+    for await (const item of list(client, { limit: 2 })) {
+      got.push(item);
+      if (got.length === 3) break;
+    }
+    expect(got).toStrictEqual(items.slice(0, 3));
+    expect(offsets()).toEqual([0, 2]);
+  });
+
+  test('starting at an offset walks on from there', async () => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    expect(await collect(list(client, { limit: 2, offset: 1 }))).toStrictEqual(items.slice(1));
+    expect(offsets()).toEqual([1, 3, 5]);
+  });
+
+  test('a mistyped item → ResponseValidationError keeping the raw body', async () => {
+    const body = { data: [{ ...items[0]!, [key]: 12 }] };
+    api.on('get', path, { body });
+    const { client } = testClient();
+    const error = await rejection(list(client));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));
+  });
+
+  test.each([
+    [{ limit: 0 }, 'limit'],
+    [{ limit: 2.5 }, 'limit'],
+    [{ limit: '10' }, 'limit'],
+    [{ offset: -1 }, 'offset'],
+    [{ offset: 1.5 }, 'offset'],
+  ])('refuses %j before sending (await and for await)', async (params, field) => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    const error = (await rejection(list(client, params))) as InvalidParamsError;
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(await rejection(collect(list(client, params)))).toBeInstanceOf(InvalidParamsError);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('refuses unknown keys, all fields listed at once', async () => {
+    api.on('get', path, serve(() => items));
+    const { client } = testClient();
+    const error = (await rejection(list(client, { page: 2, limit: 0 }))) as InvalidParamsError;
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(error.errors.limit).toBeDefined();
+    expect(JSON.stringify(error.errors)).toContain('page');
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('payments.list query', () => {
+  test('encodes limit, offset, status and merchant_ref, and signs the encoded query', async () => {
+    api.on('get', '/api/v1/payments', { body: { data: [] } });
+    const { client } = testClient();
+    const page = await client.payments.list({ limit: 10, offset: 20, status: 'success', merchant_ref: 'order 1&2=ü' });
+    expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments?limit=10&offset=20&status=success&merchant_ref=order+1%262%3D%C3%BC');
+    expect(api.seen[0]!.signatureValid).toBe(true);
+    expect(query(api.seen[0]!).get('merchant_ref')).toBe('order 1&2=ü');
+    expect(page).toStrictEqual({ data: [], offset: 20, limit: 10, has_more: false });
+  });
+
+  test('keeps the filters on every page while walking', async () => {
+    api.on('get', '/api/v1/payments', serve(() => payments));
+    const { client } = testClient();
+    await collect(client.payments.list({ limit: 2, status: 'success' }));
+    expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
+      '/api/v1/payments?limit=2&status=success',
+      '/api/v1/payments?limit=2&offset=2&status=success',
+      '/api/v1/payments?limit=2&offset=4&status=success',
+    ]);
+  });
+
+  test('list() without params sends no query', async () => {
+    api.on('get', '/api/v1/payments', { body: [] });
+    const { client } = testClient();
+    expect(await client.payments.list()).toStrictEqual({ data: [], offset: 0, limit: undefined, has_more: false });
+    expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments');
+  });
+
+  test.each([
+    [{ status: '' }, 'status'],
+    [{ merchant_ref: 'r'.repeat(61) }, 'merchant_ref'],
+    [{ merchant_ref: '' }, 'merchant_ref'],
+  ])('refuses %j before sending', async (params, field) => {
+    const { client } = testClient();
+    const error = (await rejection(client.payments.list(params))) as InvalidParamsError;
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('a total from the server decides has_more', async () => {
+    api.on('get', '/api/v1/payments', serve(() => payments, { total: true }));
+    const { client } = testClient();
+    expect((await client.payments.list({ limit: 2, offset: 4 })).has_more).toBe(false);
+    expect((await client.payments.list({ limit: 2, offset: 2 })).has_more).toBe(true);
+    expect(await collect(client.payments.list({ limit: 2 }))).toStrictEqual(payments);
+    // Pages at offsets 4, 2, then the walk: 0, 2, 4 (the last page is known to be the end).
+    expect(offsets()).toEqual([4, 2, 0, 2, 4]);
+  });
+});
+
+describe('billing.invoices.list query', () => {
+  test('keeps the subscription filter on every page', async () => {
+    const invoices = [1, 2, 3].map((n) => ({ id: `inv_${n}`, subscription: 'sub_9' }));
+    api.on('get', '/api/v1/billing/invoices', serve(() => invoices));
+    const { client } = testClient();
+    expect(await collect(client.billing.invoices.list({ subscription: 'sub_9', limit: 2 }))).toStrictEqual(invoices);
+    expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
+      '/api/v1/billing/invoices?subscription=sub_9&limit=2',
+      '/api/v1/billing/invoices?subscription=sub_9&limit=2&offset=2',
+    ]);
+  });
+});

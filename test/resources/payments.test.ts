@@ -1,0 +1,854 @@
+// payments.create / initiate / retrieve / push / verify / waitForOutcome against the fake API.
+// (payments.list is covered in pagination.test.ts.)
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import {
+  APITimeoutError,
+  APIUserAbortError,
+  InternalServerError,
+  InvalidParamsError,
+  PaymentsClient,
+  RateLimitError,
+  ResponseValidationError,
+} from '../../src/index.js';
+import type { ClientOptions } from '../../src/index.js';
+import { testClient } from '../support/client.js';
+import { BASE_URL, createFakeApi, expectedSignature, fakeClock, fixtures } from '../support/fake-api.js';
+
+const START = Date.UTC(2026, 10, 22, 12, 0, 0);
+// The fake server's clock follows the client's fake clock, so long polls stay "fresh".
+let serverNow = () => START;
+const api = createFakeApi({ now: () => serverNow() });
+beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
+afterEach(() => {
+  api.server.resetHandlers();
+  api.seen.length = 0;
+  serverNow = () => START;
+});
+afterAll(() => api.server.close());
+
+function setup(options: ClientOptions = {}) {
+  const made = testClient(options);
+  serverNow = () => made.clock.time;
+  return made;
+}
+
+/** The rejection of `promise` (fails the test when it resolves). */
+async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject, but it resolved');
+}
+
+async function invalidParams(promise: PromiseLike<unknown>): Promise<InvalidParamsError> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(InvalidParamsError);
+  return error as InvalidParamsError;
+}
+
+/** Plain JSON all the way down: no class instances, no Date, clonable and serialisable. */
+function expectPlainJson(value: unknown): void {
+  const walk = (v: unknown, path: string): void => {
+    if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return;
+    if (Array.isArray(v)) {
+      expect(Object.getPrototypeOf(v), path).toBe(Array.prototype);
+      v.forEach((item, i) => walk(item, `${path}[${i}]`));
+      return;
+    }
+    expect(typeof v, path).toBe('object');
+    expect(Object.getPrototypeOf(v), path).toBe(Object.prototype);
+    for (const [key, item] of Object.entries(v as object)) {
+      if (item !== undefined) walk(item, `${path}.${key}`);
+    }
+  };
+  walk(value, '$');
+  expect(structuredClone(value)).toStrictEqual(value);
+  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const base = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
+const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
+const sessionBody = { payment_url: 'https://checkout.payments.test/s/abc?sig=1', info: fixtures.sessionInfo };
+const legacy = {
+  ...base,
+  success_redirect: 'https://shop.example.com/thanks',
+  cancel_redirect: 'https://shop.example.com/cancel',
+  ipn_url: 'https://shop.example.com/ipn',
+};
+
+// Production: live credentials (not test_), https base. The fake API only knows the sandbox
+// set, so production calls go to a route of our own that checks the live signature.
+const LIVE = { merchantKey: 'live_merchant_001', apiKey: 'live_key_001', apiSecret: 'live_secret_001' };
+function productionClient() {
+  return new PaymentsClient({ environment: 'production', ...LIVE, baseUrl: BASE_URL, clock: fakeClock(START) });
+}
+interface LiveSeen { method: string; path: string; env: string | null; signatureValid: boolean; json: unknown }
+function liveRoute(method: 'get' | 'post', path: string, body: Record<string, unknown>) {
+  const seen: LiveSeen[] = [];
+  api.use(
+    http[method](`${BASE_URL}${path}`, async ({ request }) => {
+      const url = new URL(request.url);
+      const raw = method === 'get' ? '' : await request.text();
+      const ts = request.headers.get('x-timestamp') ?? '';
+      seen.push({
+        method: request.method,
+        path: url.pathname + url.search,
+        env: request.headers.get('x-environment'),
+        signatureValid: request.headers.get('x-signature') === expectedSignature(LIVE.apiSecret, ts, request.method, url.pathname + url.search, raw),
+        json: raw ? JSON.parse(raw) : undefined,
+      });
+      return HttpResponse.json(body);
+    }),
+  );
+  return seen;
+}
+
+describe('payments.create', () => {
+  test('POSTs the validated params as JSON to /api/v1/payments, signed, and returns data as plain JSON', async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const { client } = setup();
+    const payment = await client.payments.create(base);
+
+    expect(api.seen).toHaveLength(1);
+    const req = api.seen[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.pathWithQuery).toBe('/api/v1/payments');
+    expect(req.signatureValid).toBe(true);
+    expect(req.rawBody).toBe('{"payment_amount":25,"currency_code":"USD","ref_trx":"order-1001"}');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['accept']).toBe('application/json');
+    expect(req.headers['x-environment']).toBe('sandbox');
+    expect(req.headers['x-merchant-key']).toBe('test_merchant_001');
+    expect(req.headers['x-api-key']).toBe('test_key_001');
+    expect(req.headers['x-timestamp']).toBe(String(START / 1000));
+    expect(req.headers['idempotency-key']).toMatch(UUID);
+
+    expect(payment).toStrictEqual(fixtures.payment);
+    expectPlainJson(payment);
+  });
+
+  test('sends every optional field as given (body is exactly the validated params)', async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const { client } = setup();
+    const params = {
+      payment_amount: 1500.5,
+      currency_code: 'TZS',
+      ref_trx: 'order-2002',
+      success_redirect: 'https://shop.example.com/thanks',
+      cancel_redirect: 'http://localhost:3000/cancel',
+      ipn_url: 'https://shop.example.com/ipn',
+      webhook_url: 'https://shop.example.com/ipn',
+      description: 'Two mangoes',
+      customer_name: 'Asha Mussa',
+      customer_email: 'asha@example.com',
+      customer_phone: '255712345678',
+      payment_mode: 'push' as const,
+      allow_payment_methods: ['mpesa', 'tigopesa'],
+    };
+    await client.payments.create(params);
+    expect(api.seen[0]!.json).toStrictEqual(params);
+    expect(api.seen[0]!.signatureValid).toBe(true);
+  });
+
+  test('drops keys whose value is undefined instead of sending null', async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const { client } = setup();
+    await client.payments.create({ ...base, description: undefined, customer_name: undefined });
+    expect(api.seen[0]!.json).toStrictEqual(base);
+  });
+
+  test('.withResponse() gives { data, response } with the HTTP status', async () => {
+    api.on('post', '/api/v1/payments', { status: 201, body: createBody, headers: { 'x-request-id': 'req_1' } });
+    const { client } = setup();
+    const { data, response } = await client.payments.create(base).withResponse();
+    expect(data).toStrictEqual(fixtures.payment);
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-request-id')).toBe('req_1');
+  });
+
+  test('generates a fresh Idempotency-Key per call', async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const { client } = setup();
+    await client.payments.create(base);
+    await client.payments.create(base);
+    const [a, b] = api.seen.map((r) => r.headers['idempotency-key']);
+    expect(a).toMatch(UUID);
+    expect(b).toMatch(UUID);
+    expect(a).not.toBe(b);
+  });
+
+  test("sends the caller's idempotencyKey; 64 characters is the longest accepted", async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const { client } = setup();
+    await client.payments.create(base, { idempotencyKey: 'order-1001-attempt-1' });
+    const key64 = 'k'.repeat(64);
+    await client.payments.create(base, { idempotencyKey: key64 });
+    expect(api.seen.map((r) => r.headers['idempotency-key'])).toEqual(['order-1001-attempt-1', key64]);
+  });
+
+  test('an Idempotency-Key of 65 characters is refused before sending', async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const { client } = setup();
+    const error = await invalidParams(client.payments.create(base, { idempotencyKey: 'k'.repeat(65) }));
+    expect(Object.keys(error.errors)).toEqual(['idempotencyKey']);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('a retry (503, then 200) reuses the same Idempotency-Key', async () => {
+    api.sequence('post', '/api/v1/payments', [{ status: 503, body: { error: 'Unavailable' } }, { body: createBody }]);
+    const { client, clock } = setup();
+    const payment = await client.payments.create(base);
+    expect(payment.trx_id).toBe('TRX123456');
+    expect(api.seen).toHaveLength(2);
+    expect(api.seen[0]!.headers['idempotency-key']).toMatch(UUID);
+    expect(api.seen[1]!.headers['idempotency-key']).toBe(api.seen[0]!.headers['idempotency-key']);
+    expect(api.seen.every((r) => r.signatureValid)).toBe(true);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  test('unknown extra response fields are accepted and kept', async () => {
+    const data = { ...fixtures.payment, gateway: { code: 'mpesa' }, risk_score: 3 };
+    api.on('post', '/api/v1/payments', { body: { ...createBody, data, request_id: 'r1' } });
+    const { client } = setup();
+    const payment = await client.payments.create(base);
+    expect(payment).toStrictEqual(data);
+    expectPlainJson(payment);
+  });
+
+  test('a push payment without checkout_url/expires_at is accepted', async () => {
+    const { checkout_url: _c, expires_at: _e, ...data } = fixtures.payment;
+    api.on('post', '/api/v1/payments', { body: { status: 'success', data, trx_id: 'TRX123456' } });
+    const { client } = setup();
+    expect(await client.payments.create({ ...base, payment_mode: 'push', customer_phone: '255712345678' })).toStrictEqual(data);
+  });
+
+  const broken: Array<[string, Record<string, unknown>, string]> = [
+    ['data.trx_id missing', { ...createBody, data: { ...fixtures.payment, trx_id: undefined } }, 'data.trx_id'],
+    ['data.amount mistyped', { ...createBody, data: { ...fixtures.payment, amount: '25.00' } }, 'data.amount'],
+    ['data.status unknown', { ...createBody, data: { ...fixtures.payment, status: 'completed' } }, 'data.status'],
+    ['data.environment unknown', { ...createBody, data: { ...fixtures.payment, environment: 'live' } }, 'data.environment'],
+    ['data missing', { status: 'success', trx_id: 'TRX123456' }, 'data'],
+    ['top-level trx_id missing', { status: 'success', data: fixtures.payment }, 'trx_id'],
+  ];
+  test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
+    api.on('post', '/api/v1/payments', { body });
+    const { client } = setup();
+    const error = await rejection(client.payments.create(base));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    const rve = error as ResponseValidationError;
+    expect(rve.body).toBe(JSON.stringify(body));
+    expect(rve.status).toBe(200);
+    expect(Object.keys(rve.errors ?? {})).toContain(field);
+    expect(api.seen).toHaveLength(1); // not retried
+  });
+
+  test('a non-JSON 200 body → ResponseValidationError with the text', async () => {
+    api.on('post', '/api/v1/payments', { body: '<html>maintenance</html>' });
+    const { client } = setup();
+    const error = await rejection(client.payments.create(base));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).body).toBe('<html>maintenance</html>');
+  });
+});
+
+describe('payments.create params (checked before anything is sent)', () => {
+  beforeEach(() => api.on('post', '/api/v1/payments', { body: createBody }));
+
+  const accepted: Array<[string, Record<string, unknown>]> = [
+    ['payment_amount 1 (the minimum)', { ...base, payment_amount: 1 }],
+    ['payment_amount 1.00 as 1.0', { ...base, payment_amount: 1.0 }],
+    ['ref_trx of 60 characters', { ...base, ref_trx: 'r'.repeat(60) }],
+    ['customer_name of 100 characters', { ...base, customer_name: 'n'.repeat(100) }],
+    ['customer_email of 100 characters', { ...base, customer_email: `asha@${'e'.repeat(91)}.com` }],
+    ['payment_mode hosted', { ...base, payment_mode: 'hosted' }],
+    ['payment_mode push with customer_phone', { ...base, payment_mode: 'push', customer_phone: '255712345678' }],
+    ['allow_payment_methods as a comma-separated string', { ...base, allow_payment_methods: 'mpesa,card' }],
+    ['allow_payment_methods as an array', { ...base, allow_payment_methods: ['MPESA', 'card'] }],
+    ['http URLs in sandbox', { ...base, ipn_url: 'http://shop.example.com/ipn', success_redirect: 'http://localhost:3000/ok' }],
+    ['webhook_url alone', { ...base, webhook_url: 'https://shop.example.com/hook' }],
+  ];
+  test.each(accepted)('accepts %s', async (_name, params) => {
+    const { client } = setup();
+    await client.payments.create(params as never);
+    expect(api.seen).toHaveLength(1);
+    expect(api.seen[0]!.json).toStrictEqual(params);
+    expect(api.seen[0]!.signatureValid).toBe(true);
+  });
+
+  const refused: Array<[string, Record<string, unknown>, string]> = [
+    ['payment_amount 0.99', { ...base, payment_amount: 0.99 }, 'payment_amount'],
+    ['payment_amount 0', { ...base, payment_amount: 0 }, 'payment_amount'],
+    ['payment_amount negative', { ...base, payment_amount: -5 }, 'payment_amount'],
+    ['payment_amount as a string', { ...base, payment_amount: '25' }, 'payment_amount'],
+    ['payment_amount NaN', { ...base, payment_amount: Number.NaN }, 'payment_amount'],
+    ['payment_amount Infinity', { ...base, payment_amount: Number.POSITIVE_INFINITY }, 'payment_amount'],
+    ['payment_amount missing', { currency_code: 'USD', ref_trx: 'order-1001' }, 'payment_amount'],
+    ['currency_code lower case', { ...base, currency_code: 'usd' }, 'currency_code'],
+    ['currency_code of 2 letters', { ...base, currency_code: 'US' }, 'currency_code'],
+    ['currency_code of 4 letters', { ...base, currency_code: 'USDT' }, 'currency_code'],
+    ['currency_code with digits', { ...base, currency_code: 'U5D' }, 'currency_code'],
+    ['currency_code missing', { payment_amount: 25, ref_trx: 'order-1001' }, 'currency_code'],
+    ['ref_trx missing', { payment_amount: 25, currency_code: 'USD' }, 'ref_trx'],
+    ['ref_trx empty', { ...base, ref_trx: '' }, 'ref_trx'],
+    ['ref_trx of 61 characters', { ...base, ref_trx: 'r'.repeat(61) }, 'ref_trx'],
+    ['customer_name of 101 characters', { ...base, customer_name: 'n'.repeat(101) }, 'customer_name'],
+    ['customer_email invalid', { ...base, customer_email: 'asha-at-example.com' }, 'customer_email'],
+    ['customer_email of 101 characters', { ...base, customer_email: `asha@${'e'.repeat(92)}.com` }, 'customer_email'],
+    ['success_redirect not a URL', { ...base, success_redirect: 'thanks-page' }, 'success_redirect'],
+    ['cancel_redirect not a URL', { ...base, cancel_redirect: '/cancel' }, 'cancel_redirect'],
+    ['ipn_url not a URL', { ...base, ipn_url: 'shop.example.com/ipn' }, 'ipn_url'],
+    ['ipn_url not http(s)', { ...base, ipn_url: 'ftp://shop.example.com/ipn' }, 'ipn_url'],
+    ['webhook_url not a URL', { ...base, webhook_url: 'not a url' }, 'webhook_url'],
+    ['success_redirect javascript:', { ...base, success_redirect: 'javascript:alert(1)' }, 'success_redirect'],
+    ['webhook_url different from ipn_url', { ...base, ipn_url: 'https://a.example.com/ipn', webhook_url: 'https://b.example.com/ipn' }, 'webhook_url'],
+    ['payment_mode push without customer_phone', { ...base, payment_mode: 'push' }, 'customer_phone'],
+    ['customer_phone not a mobile number', { ...base, customer_phone: '0712 345 678' }, 'customer_phone'],
+    ['payment_mode other than hosted|push', { ...base, payment_mode: 'card' }, 'payment_mode'],
+    ['allow_payment_methods as a number', { ...base, allow_payment_methods: 5 }, 'allow_payment_methods'],
+    ['allow_payment_methods as an empty array', { ...base, allow_payment_methods: [] }, 'allow_payment_methods'],
+    ['allow_payment_methods as an empty string', { ...base, allow_payment_methods: '' }, 'allow_payment_methods'],
+    ['description not a string', { ...base, description: 42 }, 'description'],
+  ];
+  test.each(refused)('refuses %s (InvalidParamsError, nothing sent)', async (_name, params, field) => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.create(params as never));
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(error.errors[field]!.length).toBeGreaterThan(0);
+    expect(error.message).toContain(field);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('refuses unknown keys (a misspelt field is never dropped silently)', async () => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.create({ ...base, amout: 25 } as never));
+    expect(JSON.stringify(error.errors)).toContain('amout');
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('refuses a params value that is not an object', async () => {
+    const { client } = setup();
+    await invalidParams(client.payments.create(null as never));
+    await invalidParams(client.payments.create('order-1001' as never));
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('lists every failing field at once', async () => {
+    const { client } = setup();
+    const error = await invalidParams(
+      client.payments.create({
+        payment_amount: 0.5,
+        currency_code: 'usd',
+        ref_trx: 'r'.repeat(61),
+        customer_name: 'n'.repeat(101),
+        customer_email: 'nope',
+        success_redirect: 'nope',
+        cancel_redirect: 'nope',
+        ipn_url: 'nope',
+        payment_mode: 'push',
+      }),
+    );
+    expect(Object.keys(error.errors).sort()).toEqual(
+      ['cancel_redirect', 'currency_code', 'customer_email', 'customer_name', 'customer_phone', 'ipn_url', 'payment_amount', 'ref_trx', 'success_redirect'].sort(),
+    );
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('lists the push phone rule even when another field has a type error', async () => {
+    const { client } = setup();
+    const error = await invalidParams(
+      client.payments.create({ payment_amount: '25', currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push' } as never),
+    );
+    expect(Object.keys(error.errors).sort()).toEqual(['customer_phone', 'payment_amount']);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('bad params and a bad Idempotency-Key are reported together', async () => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.create({ ...base, payment_amount: 0.99 }, { idempotencyKey: 'k'.repeat(65) }));
+    expect(Object.keys(error.errors).sort()).toEqual(['idempotencyKey', 'payment_amount']);
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('production: ipn_url / webhook_url must be HTTPS', () => {
+  test('an https ipn_url passes, signed with the live secret and X-Environment production', async () => {
+    const seen = liveRoute('post', '/api/v1/payments', { ...createBody, data: { ...fixtures.payment, environment: 'production' } });
+    const client = productionClient();
+    const params = { ...base, ipn_url: 'https://shop.example.com/ipn', success_redirect: 'http://shop.example.com/thanks' };
+    const payment = await client.payments.create(params);
+    expect(payment.environment).toBe('production');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: 'POST', path: '/api/v1/payments', env: 'production', signatureValid: true, json: params });
+  });
+
+  test.each([
+    ['ipn_url', { ipn_url: 'http://shop.example.com/ipn' }],
+    ['webhook_url', { webhook_url: 'http://shop.example.com/hook' }],
+  ])('an http %s is refused before sending', async (field, extra) => {
+    const seen = liveRoute('post', '/api/v1/payments', createBody);
+    const client = productionClient();
+    const error = await invalidParams(client.payments.create({ ...base, ...extra }));
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(error.errors[field]!.join(' ')).toMatch(/https/);
+    expect(seen).toHaveLength(0);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('http ipn_url and webhook_url are both listed', async () => {
+    const seen = liveRoute('post', '/api/v1/payments', createBody);
+    const client = productionClient();
+    const error = await invalidParams(
+      client.payments.create({ ...base, ipn_url: 'http://shop.example.com/ipn', webhook_url: 'http://shop.example.com/ipn' }),
+    );
+    expect(Object.keys(error.errors).sort()).toEqual(['ipn_url', 'webhook_url']);
+    expect(seen).toHaveLength(0);
+  });
+
+  test('legacy initiate: http ipn_url refused in production, https accepted', async () => {
+    const seen = liveRoute('post', '/api/v1/initiate-payment', { ...sessionBody, info: { ...fixtures.sessionInfo, environment: 'production', is_sandbox: false } });
+    const client = productionClient();
+    const error = await invalidParams(client.payments.initiate({ ...legacy, ipn_url: 'http://shop.example.com/ipn' }));
+    expect(Object.keys(error.errors)).toEqual(['ipn_url']);
+    expect(seen).toHaveLength(0);
+    const session = await client.payments.initiate(legacy);
+    expect(session.info.is_sandbox).toBe(false);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ path: '/api/v1/initiate-payment', env: 'production', signatureValid: true, json: legacy });
+  });
+});
+
+describe('payments.initiate (deprecated legacy route)', () => {
+  test('POSTs to /api/v1/initiate-payment with an Idempotency-Key and returns the session as plain JSON', async () => {
+    api.on('post', '/api/v1/initiate-payment', { body: sessionBody });
+    const { client } = setup();
+    const session = await client.payments.initiate(legacy);
+    const req = api.seen[0]!;
+    expect(api.seen).toHaveLength(1);
+    expect(req.method).toBe('POST');
+    expect(req.pathWithQuery).toBe('/api/v1/initiate-payment');
+    expect(req.signatureValid).toBe(true);
+    expect(req.json).toStrictEqual(legacy);
+    expect(req.headers['idempotency-key']).toMatch(UUID);
+    expect(session).toStrictEqual(sessionBody);
+    expectPlainJson(session);
+  });
+
+  test("uses the caller's idempotencyKey and .withResponse() gives the status", async () => {
+    api.on('post', '/api/v1/initiate-payment', { status: 201, body: sessionBody });
+    const { client } = setup();
+    const { data, response } = await client.payments.initiate(legacy, { idempotencyKey: 'legacy-1' }).withResponse();
+    expect(response.status).toBe(201);
+    expect(data.payment_url).toBe(sessionBody.payment_url);
+    expect(api.seen[0]!.headers['idempotency-key']).toBe('legacy-1');
+  });
+
+  test('keeps the alias data (trx_id, checkout_url) and unknown extra fields', async () => {
+    const body = {
+      ...sessionBody,
+      info: { ...fixtures.sessionInfo, gateway_hint: 'mpesa' },
+      data: { trx_id: 'TRX9', checkout_url: 'https://checkout.payments.test/c/TRX9' },
+      trx_id: 'TRX9',
+    };
+    api.on('post', '/api/v1/initiate-payment', { body });
+    const { client } = setup();
+    expect(await client.payments.initiate(legacy)).toStrictEqual(body);
+  });
+
+  test.each([['success_redirect'], ['cancel_redirect'], ['ipn_url']])('requires %s', async (field) => {
+    api.on('post', '/api/v1/initiate-payment', { body: sessionBody });
+    const { client } = setup();
+    const params: Record<string, unknown> = { ...legacy };
+    delete params[field];
+    const error = await invalidParams(client.payments.initiate(params as never));
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('applies the same field rules as create, listing every failing field', async () => {
+    api.on('post', '/api/v1/initiate-payment', { body: sessionBody });
+    const { client } = setup();
+    const error = await invalidParams(
+      client.payments.initiate({
+        payment_amount: 0.99,
+        currency_code: 'US',
+        ref_trx: 'r'.repeat(61),
+        success_redirect: 'nope',
+        cancel_redirect: 'https://shop.example.com/cancel',
+        ipn_url: 'https://shop.example.com/ipn',
+        customer_email: 'x'.repeat(101),
+        payment_mode: 'push',
+        allow_payment_methods: 7 as never,
+      }),
+    );
+    expect(Object.keys(error.errors).sort()).toEqual(
+      ['allow_payment_methods', 'currency_code', 'customer_email', 'customer_phone', 'payment_amount', 'ref_trx', 'success_redirect'].sort(),
+    );
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('webhook_url is not a field of the legacy route (unknown key refused)', async () => {
+    api.on('post', '/api/v1/initiate-payment', { body: sessionBody });
+    const { client } = setup();
+    const error = await invalidParams(client.payments.initiate({ ...legacy, webhook_url: 'https://shop.example.com/ipn' } as never));
+    expect(JSON.stringify(error.errors)).toContain('webhook_url');
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('an Idempotency-Key of 65 characters is refused', async () => {
+    api.on('post', '/api/v1/initiate-payment', { body: sessionBody });
+    const { client } = setup();
+    const error = await invalidParams(client.payments.initiate(legacy, { idempotencyKey: 'k'.repeat(65) }));
+    expect(Object.keys(error.errors)).toEqual(['idempotencyKey']);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  const broken: Array<[string, Record<string, unknown>, string]> = [
+    ['payment_url missing', { info: fixtures.sessionInfo }, 'payment_url'],
+    ['info missing', { payment_url: sessionBody.payment_url }, 'info'],
+    ['info.merchant_id missing', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_id: undefined } }, 'info.merchant_id'],
+    ['info.merchant_id mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_id: '42' } }, 'info.merchant_id'],
+    ['info.is_sandbox mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, is_sandbox: 'yes' } }, 'info.is_sandbox'],
+    ['info.amount mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, amount: '25' } }, 'info.amount'],
+    ['info.merchant_payment_method_codes missing', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_payment_method_codes: undefined } }, 'info.merchant_payment_method_codes'],
+    ['info.merchant_payment_methods_restricted mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_payment_methods_restricted: 1 } }, 'info.merchant_payment_methods_restricted'],
+  ];
+  test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
+    api.on('post', '/api/v1/initiate-payment', { body });
+    const { client } = setup();
+    const error = await rejection(client.payments.initiate(legacy));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));
+    expect(Object.keys((error as ResponseValidationError).errors ?? {})).toContain(field);
+  });
+});
+
+describe('payments.retrieve', () => {
+  test('GETs /api/v1/payments/{trx_id}, signed, without body or Idempotency-Key', async () => {
+    const record = { trx_id: 'TRX123456', status: 'success', amount: 25, currency: 'USD' };
+    api.on('get', '/api/v1/payments/:id', { body: record });
+    const { client } = setup();
+    const payment = await client.payments.retrieve('TRX123456');
+    const req = api.seen[0]!;
+    expect(api.seen).toHaveLength(1);
+    expect(req.method).toBe('GET');
+    expect(req.pathWithQuery).toBe('/api/v1/payments/TRX123456');
+    expect(req.rawBody).toBe('');
+    expect(req.signatureValid).toBe(true);
+    expect(req.headers['idempotency-key']).toBeUndefined();
+    expect(payment).toStrictEqual(record);
+    expectPlainJson(payment);
+  });
+
+  test('percent-encodes the id in the path and signs the encoded path', async () => {
+    api.on('get', '/api/v1/payments/:id', { body: { trx_id: 'a/b c', status: 'pending' } });
+    const { client } = setup();
+    await client.payments.retrieve('a/b c?x');
+    expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments/a%2Fb%20c%3Fx');
+    expect(api.seen[0]!.signatureValid).toBe(true);
+  });
+
+  test('unwraps a { status, data } envelope; extra fields kept', async () => {
+    const record = { trx_id: 'TRX123456', merchant_ref: 'order-1001', status: 'failed', reason: 'declined' };
+    api.on('get', '/api/v1/payments/:id', { body: { status: 'success', data: record } });
+    const { client } = setup();
+    const { data, response } = await client.payments.retrieve('TRX123456').withResponse();
+    expect(response.status).toBe(200);
+    expect(data).toStrictEqual(record);
+  });
+
+  test('a mistyped known field → ResponseValidationError with the raw body', async () => {
+    const body = { trx_id: 'TRX123456', status: 3 };
+    api.on('get', '/api/v1/payments/:id', { body });
+    const { client } = setup();
+    const error = await rejection(client.payments.retrieve('TRX123456'));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));
+  });
+
+  test.each([[''], ['   '], ['x'.repeat(201)]])('refuses the id %j before sending', async (id) => {
+    api.on('get', '/api/v1/payments/:id', { body: {} });
+    const { client } = setup();
+    const error = await invalidParams(client.payments.retrieve(id));
+    expect(Object.keys(error.errors)).toEqual(['trx_id']);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('does not send an idempotency key even when the id is invalid together with a bad key', async () => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.retrieve('', { idempotencyKey: 'k'.repeat(65) }));
+    expect(Object.keys(error.errors).sort()).toEqual(['idempotencyKey', 'trx_id']);
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('payments.push', () => {
+  test('POSTs { customer_phone } to /api/v1/payments/{trx_id}/push without an Idempotency-Key', async () => {
+    api.on('post', '/api/v1/payments/:id/push', { body: { status: 'success', data: { trx_id: 'TRX123456', status: 'pending', push: 'sent' } } });
+    const { client } = setup();
+    const result = await client.payments.push('TRX123456', { customer_phone: '255712345678' });
+    const req = api.seen[0]!;
+    expect(api.seen).toHaveLength(1);
+    expect(req.method).toBe('POST');
+    expect(req.pathWithQuery).toBe('/api/v1/payments/TRX123456/push');
+    expect(req.rawBody).toBe('{"customer_phone":"255712345678"}');
+    expect(req.signatureValid).toBe(true);
+    expect(req.headers['idempotency-key']).toBeUndefined();
+    expect(result).toStrictEqual({ trx_id: 'TRX123456', status: 'pending', push: 'sent' });
+    expectPlainJson(result);
+  });
+
+  test('without params it sends {} (the phone given at creation is used)', async () => {
+    api.on('post', '/api/v1/payments/:id/push', { body: { trx_id: 'TRX123456', status: 'pending' } });
+    const { client } = setup();
+    const { data, response } = await client.payments.push('TRX123456').withResponse();
+    expect(response.status).toBe(200);
+    expect(data).toStrictEqual({ trx_id: 'TRX123456', status: 'pending' });
+    expect(api.seen[0]!.rawBody).toBe('{}');
+    expect(api.seen[0]!.signatureValid).toBe(true);
+  });
+
+  test("sends the caller's idempotencyKey when one is given", async () => {
+    api.on('post', '/api/v1/payments/:id/push', { body: {} });
+    const { client } = setup();
+    await client.payments.push('TRX123456', {}, { idempotencyKey: 'push-1' });
+    expect(api.seen[0]!.headers['idempotency-key']).toBe('push-1');
+  });
+
+  test('a 500 is not retried (the phone may already have rung)', async () => {
+    api.on('post', '/api/v1/payments/:id/push', { status: 500, body: { error: 'Server Error' } });
+    const { client } = setup();
+    expect(await rejection(client.payments.push('TRX123456'))).toBeInstanceOf(InternalServerError);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('a 429 is retried', async () => {
+    api.sequence('post', '/api/v1/payments/:id/push', [
+      { status: 429, body: { error: 'Too Many Requests' }, headers: { 'retry-after': '2' } },
+      { body: { trx_id: 'TRX123456', status: 'pending' } },
+    ]);
+    const { client, clock } = setup();
+    expect(await client.payments.push('TRX123456')).toStrictEqual({ trx_id: 'TRX123456', status: 'pending' });
+    expect(api.seen).toHaveLength(2);
+    expect(clock.sleeps).toEqual([2000]);
+  });
+
+  test('a persistent 429 surfaces as RateLimitError', async () => {
+    api.on('post', '/api/v1/payments/:id/push', { status: 429, body: { error: 'Too Many Requests' }, headers: { 'retry-after': '1' } });
+    const { client } = setup({ maxRetries: 1 });
+    const error = await rejection(client.payments.push('TRX123456'));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(1);
+    expect(api.seen).toHaveLength(2);
+  });
+
+  test.each([
+    ['customer_phone', { customer_phone: '12345' }],
+    ['customer_phone', { customer_phone: 255712345678 }],
+  ])('refuses a bad %s before sending', async (field, params) => {
+    api.on('post', '/api/v1/payments/:id/push', { body: {} });
+    const { client } = setup();
+    const error = await invalidParams(client.payments.push('TRX123456', params as never));
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('refuses unknown keys and an empty id, listed together', async () => {
+    api.on('post', '/api/v1/payments/:id/push', { body: {} });
+    const { client } = setup();
+    const error = await invalidParams(client.payments.push('', { phone: '255712345678' } as never));
+    expect(Object.keys(error.errors)).toContain('trx_id');
+    expect(JSON.stringify(error.errors)).toContain('phone');
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('payments.verify', () => {
+  test('GETs /api/v1/verify-payment/{trxId} and returns the verified transaction as plain JSON', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
+    const { client } = setup();
+    const verified = await client.payments.verify('TRX123456');
+    const req = api.seen[0]!;
+    expect(api.seen).toHaveLength(1);
+    expect(req.method).toBe('GET');
+    expect(req.pathWithQuery).toBe('/api/v1/verify-payment/TRX123456');
+    expect(req.rawBody).toBe('');
+    expect(req.signatureValid).toBe(true);
+    expect(req.headers['idempotency-key']).toBeUndefined();
+    expect(req.headers['x-environment']).toBe('sandbox');
+    expect(verified).toStrictEqual(fixtures.verified);
+    expectPlainJson(verified);
+  });
+
+  test('.withResponse() gives { data, response }', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
+    const { client } = setup();
+    const { data, response } = await client.payments.verify('TRX123456').withResponse();
+    expect(response.status).toBe(200);
+    expect(data).toStrictEqual(fixtures.verified);
+  });
+
+  test('unknown extra fields are kept (top level and nested)', async () => {
+    const body = { ...fixtures.verified, gateway: 'mpesa', customer: { ...fixtures.verified.customer, phone: '255712345678' } };
+    api.on('get', '/api/v1/verify-payment/:id', { body });
+    const { client } = setup();
+    expect(await client.payments.verify('TRX123456')).toStrictEqual(body);
+  });
+
+  const broken: Array<[string, Record<string, unknown>, string]> = [
+    ['fee missing', { ...fixtures.verified, fee: undefined }, 'fee'],
+    ['net_amount mistyped', { ...fixtures.verified, net_amount: '24.25' }, 'net_amount'],
+    ['status not pending/success/failed', { ...fixtures.verified, status: 'completed' }, 'status'],
+    ['customer missing', { ...fixtures.verified, customer: undefined }, 'customer'],
+    ['customer.email mistyped', { ...fixtures.verified, customer: { name: 'Asha', email: 5 } }, 'customer.email'],
+    ['created_at missing', { ...fixtures.verified, created_at: undefined }, 'created_at'],
+    ['trx_id mistyped', { ...fixtures.verified, trx_id: 123456 }, 'trx_id'],
+  ];
+  test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
+    api.on('get', '/api/v1/verify-payment/:id', { body });
+    const { client } = setup();
+    const error = await rejection(client.payments.verify('TRX123456'));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    const rve = error as ResponseValidationError;
+    expect(rve.body).toBe(JSON.stringify(body));
+    expect(Object.keys(rve.errors ?? {})).toContain(field);
+    expect(rve.message).toContain(field);
+  });
+
+  test('refuses an empty trxId before sending', async () => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.verify(''));
+    expect(Object.keys(error.errors)).toEqual(['trxId']);
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('payments.waitForOutcome', () => {
+  const pending = { body: { ...fixtures.verified, status: 'pending' } };
+  const success = { body: fixtures.verified };
+  const failed = { body: { ...fixtures.verified, status: 'failed' } };
+
+  test('pending, pending, success → success after 2 sleeps of `interval`', async () => {
+    api.sequence('get', '/api/v1/verify-payment/:id', [pending, pending, success]);
+    const { client, clock } = setup();
+    const outcome = await client.payments.waitForOutcome('TRX123456', { interval: 2_500 });
+    expect(outcome).toStrictEqual(fixtures.verified);
+    expect(clock.sleeps).toEqual([2_500, 2_500]);
+    expect(api.seen).toHaveLength(3);
+    expect(api.seen.every((r) => r.pathWithQuery === '/api/v1/verify-payment/TRX123456' && r.signatureValid)).toBe(true);
+    // Each poll is signed afresh with the (advanced) clock.
+    expect(api.seen.map((r) => Number(r.headers['x-timestamp']))).toEqual([START / 1000, START / 1000 + 2.5, START / 1000 + 5].map(Math.floor));
+  });
+
+  test('default interval is 3 s', async () => {
+    api.sequence('get', '/api/v1/verify-payment/:id', [pending, success]);
+    const { client, clock } = setup();
+    await client.payments.waitForOutcome('TRX123456');
+    expect(clock.sleeps).toEqual([3_000]);
+  });
+
+  test('failed is returned (not thrown)', async () => {
+    api.sequence('get', '/api/v1/verify-payment/:id', [pending, failed]);
+    const { client, clock } = setup();
+    const outcome = await client.payments.waitForOutcome('TRX123456', { interval: 1_000 });
+    expect(outcome.status).toBe('failed');
+    expect(clock.sleeps).toEqual([1_000]);
+  });
+
+  test('an immediate outcome returns without sleeping', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', success);
+    const { client, clock } = setup();
+    expect((await client.payments.waitForOutcome('TRX123456')).status).toBe('success');
+    expect(clock.sleeps).toEqual([]);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('still pending at the deadline → APITimeoutError, the last sleep cut to the deadline', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', pending);
+    const { client, clock } = setup();
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { timeout: 10_000, interval: 3_000 }));
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as Error).message).toContain('TRX123456');
+    expect(clock.sleeps).toEqual([3_000, 3_000, 3_000, 1_000]);
+    expect(clock.time - START).toBe(10_000);
+    expect(api.seen).toHaveLength(5);
+  });
+
+  test('a long wait (default 120 s timeout) keeps every poll validly signed', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', pending);
+    const { client, clock } = setup();
+    expect(await rejection(client.payments.waitForOutcome('TRX123456'))).toBeInstanceOf(APITimeoutError);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(120_000);
+    expect(api.seen).toHaveLength(41);
+    expect(api.seen.every((r) => r.signatureValid)).toBe(true);
+  });
+
+  test.each([
+    [{ timeout: 0 }, 'timeout'],
+    [{ timeout: -1 }, 'timeout'],
+    [{ timeout: Number.NaN }, 'timeout'],
+    [{ timeout: Number.POSITIVE_INFINITY }, 'timeout'],
+    [{ interval: 0 }, 'interval'],
+    [{ interval: -500 }, 'interval'],
+  ])('invalid %j → InvalidParamsError, nothing sent', async (options, field) => {
+    api.on('get', '/api/v1/verify-payment/:id', success);
+    const { client } = setup();
+    const error = await invalidParams(client.payments.waitForOutcome('TRX123456', options));
+    expect(Object.keys(error.errors)).toEqual([field]);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('invalid timeout and interval are listed together', async () => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.waitForOutcome('TRX123456', { timeout: -1, interval: 0 }));
+    expect(Object.keys(error.errors).sort()).toEqual(['interval', 'timeout']);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('an already-aborted signal stops before any request', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', pending);
+    const { client } = setup();
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { signal: AbortSignal.abort() }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('aborting while waiting between polls stops the wait', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', pending);
+    const controller = new AbortController();
+    const clock = fakeClock(START);
+    const sleep = clock.sleep;
+    // The second sleep is where the caller gives up.
+    clock.sleep = async (ms, signal) => {
+      if (clock.sleeps.length === 1) controller.abort(new Error('user left'));
+      return sleep(ms, signal);
+    };
+    const { client } = setup({ clock });
+    serverNow = () => clock.time;
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { interval: 1_000, signal: controller.signal }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(clock.sleeps).toEqual([1_000]);
+    expect(api.seen).toHaveLength(2);
+  });
+
+  test('aborting during a verify call stops the wait', async () => {
+    const controller = new AbortController();
+    api.on('get', '/api/v1/verify-payment/:id', () => {
+      if (api.seen.length === 2) controller.abort();
+      return pending;
+    });
+    const { client } = setup();
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { interval: 1_000, signal: controller.signal }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(api.seen).toHaveLength(2);
+  });
+
+  test('a malformed verify body surfaces as ResponseValidationError', async () => {
+    api.sequence('get', '/api/v1/verify-payment/:id', [pending, { body: { status: 'pending' } }]);
+    const { client } = setup();
+    expect(await rejection(client.payments.waitForOutcome('TRX123456', { interval: 10 }))).toBeInstanceOf(ResponseValidationError);
+  });
+});
