@@ -6,7 +6,6 @@ import {
   APIError,
   APITimeoutError,
   APIUserAbortError,
-  InvalidParamsError,
   PaymentsError,
   retryAfterSeconds,
 } from './core/error.js';
@@ -144,12 +143,6 @@ export class PaymentsClient {
     const o = this.#options;
     const { path: pathValues, params } = validateInputs(spec.operation, spec, o.environment, options);
 
-    for (const [name, value] of Object.entries(pathValues)) {
-      // A `.`/`..` segment is resolved away by the URL parser (even as %2e), sending the call to
-      // another route; a lone surrogate makes encodeURIComponent throw a bare URIError.
-      if (value === '.' || value === '..') throw new InvalidParamsError(spec.operation, { [name]: ['must not be "." or ".."'] });
-      if (/\p{Cs}/u.test(value)) throw new InvalidParamsError(spec.operation, { [name]: ['must be well-formed Unicode (it has a lone surrogate)'] });
-    }
     const url = new URL(o.baseUrl + spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!)));
     if (spec.method === 'GET' && params) url.search = toQuery(params as Record<string, unknown>);
     // Sign what the URL parser will put on the wire, not what we typed: they can differ.

@@ -79,10 +79,8 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
       let fresh = 0;
       for (const item of page.data) {
         const id = itemId(item);
-        if (id !== undefined) {
-          if (seen.has(id)) continue;
-          seen.add(id);
-        }
+        if (seen.has(id)) continue;
+        seen.add(id);
         fresh++;
         yield item;
       }
@@ -93,9 +91,13 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
   }
 }
 
-function itemId(item: unknown): string | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const record = item as Record<string, unknown>;
-  const id = record.trx_id ?? record.id;
-  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+// An item's identity: its id when it has one, else its whole JSON (an item without an id
+// that comes back unchanged is the same item), so a server ignoring offset cannot loop us.
+function itemId(item: unknown): string {
+  if (typeof item === 'object' && item !== null) {
+    const record = item as Record<string, unknown>;
+    const id = record.trx_id ?? record.id;
+    if (typeof id === 'string' || typeof id === 'number') return `id:${String(id)}`;
+  }
+  return `json:${JSON.stringify(item)}`;
 }

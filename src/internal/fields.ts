@@ -16,7 +16,15 @@ export const tanzanianMobileNumber = z
   .regex(/^\+?255[67]\d{8}$/, 'must be a Tanzanian mobile number in international form, e.g. 255712345678');
 
 /** A non-empty identifier used in a path. */
-export const pathId = z.string().trim().min(1, 'must be a non-empty string').max(200, 'must be at most 200 characters');
+export const pathId = z
+  .string()
+  .trim()
+  .min(1, 'must be a non-empty string')
+  .max(200, 'must be at most 200 characters')
+  // The URL parser resolves `.`/`..` segments away (even as %2e), sending the call to another
+  // route; a lone surrogate makes encodeURIComponent throw a bare URIError.
+  .refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."')
+  .refine((id) => !/\p{Cs}/u.test(id), 'must be well-formed Unicode (it has a lone surrogate)');
 
 /** A positive, finite amount in currency units. */
 export const positiveAmount = z.number().finite().positive('must be greater than 0');

@@ -156,7 +156,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const apiSecret = credential('apiSecret', options.apiSecret, 'BUSINESS_PAYMENTS_API_SECRET', environment);
   const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnv('BUSINESS_PAYMENTS_BASE_URL'), environment);
 
-  const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG') as LogLevel | undefined) ?? DEFAULTS.logLevel;
+  const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG')?.toLowerCase() as LogLevel | undefined) ?? DEFAULTS.logLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError(`logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)}).`);
   }

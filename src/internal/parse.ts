@@ -17,7 +17,15 @@ export function parseBody(text: string): ParsedBody {
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   for (const issue of issues) {
-    const key = issue.path.length ? issue.path.map(String).join('.') : '(root)';
+    const prefix = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      // Name each unknown field itself, so `errors.amout` points at the typo.
+      for (const key of issue.keys) {
+        (errors[[...prefix, key].join('.')] ??= []).push('is not a known field (check the spelling)');
+      }
+      continue;
+    }
+    const key = prefix.length ? prefix.join('.') : '(root)';
     (errors[key] ??= []).push(issue.message);
   }
   return errors;

@@ -1,6 +1,6 @@
 // What the logger may print. Signatures and API keys are credentials in all but name, and
 // customer phone numbers are personal data: neither belongs in a log line.
-const SECRET_HEADERS = new Set(['x-signature', 'x-api-key']);
+const SECRET_HEADERS = new Set(['x-signature', 'x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
 const PHONE_FIELDS = new Set(['customer_phone', 'destination', 'phone']);
 
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {

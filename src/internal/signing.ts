@@ -1,3 +1,4 @@
+import { InvalidParamsError } from '../core/error.js';
 import { hmacSha256Hex } from './hmac.js';
 
 /** Inputs of {@link signRequest}: exactly what goes on the wire. */
@@ -33,6 +34,16 @@ export interface SignRequestInput {
  * ```
  */
 export async function signRequest(input: SignRequestInput): Promise<string> {
+  const errors: Record<string, string[]> = {};
+  if (typeof input !== 'object' || input === null) throw new InvalidParamsError('signRequest', { input: ['must be an object'] });
+  if (typeof input.secret !== 'string' || input.secret === '') errors.secret = ['must be a non-empty string'];
+  if (!/^\d+$/.test(String(input.timestamp))) errors.timestamp = ['must be unix seconds (digits only)'];
+  if (typeof input.method !== 'string' || !/^[A-Za-z]+$/.test(input.method)) errors.method = ['must be an HTTP method such as GET'];
+  if (typeof input.pathWithQuery !== 'string' || !input.pathWithQuery.startsWith('/')) {
+    errors.pathWithQuery = ['must be the path as sent, starting with /'];
+  }
+  if (input.body !== undefined && typeof input.body !== 'string') errors.body = ['must be the raw body string'];
+  if (Object.keys(errors).length > 0) throw new InvalidParamsError('signRequest', errors);
   return `sha256=${await hmacSha256Hex(input.secret, signingPayload(input))}`;
 }
 

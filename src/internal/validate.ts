@@ -51,7 +51,7 @@ export function validateInputs(
       if (environment === 'production') {
         for (const field of inputs.httpsInProduction ?? []) {
           const url = (params as Record<string, unknown>)[field];
-          if (typeof url === 'string' && !url.startsWith('https://')) {
+          if (typeof url === 'string' && !/^https:\/\//i.test(url)) {
             add(field, 'must be an https:// URL in production (webhooks carry payment data)');
           }
         }

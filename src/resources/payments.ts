@@ -3,7 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { currencyCode, httpUrl, lenientRecord, mobileNumber, pageParams, pathId } from '../internal/fields.js';
+import { currencyCode, httpUrl, lenientRecord, mobileNumber, pageParams, pathId, unwrapEnvelope } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /**
@@ -280,18 +280,21 @@ export const PaymentPushResult = lenientRecord({ trx_id: z.string().optional(), 
 export type PaymentPushResult = z.infer<typeof PaymentPushResult>;
 
 /** A verified transaction: check `status === 'success'` before fulfilling. */
-export const VerifiedTransaction = z.looseObject({
-  status: PaymentStatus,
-  trx_id: z.string(),
-  amount: z.number(),
-  fee: z.number(),
-  currency: z.string(),
-  net_amount: z.number(),
-  customer: z.looseObject({ name: z.string().nullable(), email: z.string().nullable() }),
-  description: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const VerifiedTransaction = z.preprocess(
+  unwrapEnvelope,
+  z.looseObject({
+    status: PaymentStatus,
+    trx_id: z.string(),
+    amount: z.number(),
+    fee: z.number(),
+    currency: z.string(),
+    net_amount: z.number(),
+    customer: z.looseObject({ name: z.string().nullable(), email: z.string().nullable() }),
+    description: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
 /** A verified transaction. */
 export type VerifiedTransaction = z.infer<typeof VerifiedTransaction>;
 

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { lenientRecord, mobileNumber, pageParams, positiveAmount } from '../internal/fields.js';
+import { lenientRecord, mobileNumber, pageParams, positiveAmount, unwrapEnvelope } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /**
@@ -81,7 +81,10 @@ export const PayoutPreviewParams = z.strictObject({ amount: positiveAmount });
 export type PayoutPreviewParams = z.input<typeof PayoutPreviewParams>;
 
 /** Fee preview of a payout. */
-export const PayoutPreview = z.looseObject({ amount: z.number(), fee: z.number(), payable_amount: z.number() });
+export const PayoutPreview = z.preprocess(
+  unwrapEnvelope,
+  z.looseObject({ amount: z.number(), fee: z.number(), payable_amount: z.number() }),
+);
 /** Fee preview of a payout. */
 export type PayoutPreview = z.infer<typeof PayoutPreview>;
 

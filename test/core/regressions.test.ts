@@ -1,0 +1,82 @@
+// Regressions found in review: each test pins one fix.
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { InvalidParamsError, PaymentsClient, signRequest } from '../../src/index.js';
+import { testClient } from '../support/client.js';
+import { BASE_URL, CREDENTIALS, createFakeApi, fakeClock, fixtures } from '../support/fake-api.js';
+
+const api = createFakeApi({ now: () => Date.UTC(2026, 10, 22, 12, 0, 0) });
+beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
+afterEach(() => {
+  api.server.resetHandlers();
+  api.seen.length = 0;
+});
+afterAll(() => api.server.close());
+
+describe('pagination', () => {
+  test('items without ids from a server that ignores offset do not loop forever', async () => {
+    api.on('get', '/api/v1/payouts', { body: { data: [{ amount: 1 }, { amount: 2 }] } });
+    const { client } = testClient();
+    const seen: unknown[] = [];
+    for await (const payout of client.payouts.list({ limit: 2 })) seen.push(payout);
+    expect(seen).toEqual([{ amount: 1 }, { amount: 2 }]);
+    expect(api.seen).toHaveLength(2);
+  });
+});
+
+describe('validation', () => {
+  test('an upper-case HTTPS scheme is HTTPS in production', async () => {
+    const live = new PaymentsClient({ environment: 'production', merchantKey: 'live_m', apiKey: 'live_k', apiSecret: 'live_s', baseUrl: BASE_URL, maxRetries: 0 });
+    api.use(http.post(`${BASE_URL}/api/v1/payments`, () => HttpResponse.json({ status: 'success', data: fixtures.payment, trx_id: 'TRX123456' })));
+    await expect(
+      live.payments.create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', ipn_url: 'HTTPS://shop.example.com/ipn' }),
+    ).resolves.toMatchObject({ trx_id: 'TRX123456' });
+    await expect(
+      live.payments.create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', ipn_url: 'http://shop.example.com/ipn' }),
+    ).rejects.toMatchObject({ errors: { ipn_url: [expect.stringContaining('https')] } });
+  });
+
+  test('an unknown key is reported under its own name', async () => {
+    const { client } = testClient();
+    const error = await client.payments
+      .create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', amout: 5 } as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect((error as InvalidParamsError).errors).toEqual({ amout: ['is not a known field (check the spelling)'] });
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('documented shapes in a success envelope', () => {
+  test('verify, siteInfo and payouts.preview unwrap { status, data }', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: { status: 'success', data: fixtures.verified } });
+    api.on('get', '/api/v1/site-info', { body: { status: 'success', data: fixtures.siteInfo } });
+    api.on('post', '/api/v1/payouts/preview', { body: { status: 'success', data: { amount: 100, fee: 2, payable_amount: 98 } } });
+    const { client } = testClient();
+    await expect(client.payments.verify('TRX123456')).resolves.toEqual(fixtures.verified);
+    await expect(client.siteInfo.retrieve()).resolves.toEqual(fixtures.siteInfo);
+    await expect(client.payouts.preview({ amount: 100 })).resolves.toEqual({ amount: 100, fee: 2, payable_amount: 98 });
+  });
+});
+
+describe('logging', () => {
+  test('Authorization and Cookie in custom headers are redacted; BUSINESS_PAYMENTS_LOG is case-insensitive', async () => {
+    vi.stubEnv('BUSINESS_PAYMENTS_LOG', 'DEBUG');
+    const lines: string[] = [];
+    const logger = { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: (...args: unknown[]) => lines.push(JSON.stringify(args)) };
+    api.on('get', '/api/v1/balance', { body: { USD: 10 } });
+    const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: BASE_URL, clock: fakeClock(), logger, defaultHeaders: { Authorization: 'Bearer proxy-token-123' } });
+    await client.balance.retrieve({ headers: { Cookie: 'session=abc' } });
+    expect(lines.join('\n')).toContain('[redacted]');
+    expect(lines.join('\n')).not.toContain('proxy-token-123');
+    expect(lines.join('\n')).not.toContain('session=abc');
+  });
+});
+
+describe('signRequest', () => {
+  test('bad input is an InvalidParamsError naming each field, never a bare error', async () => {
+    const error = await signRequest({ secret: '', timestamp: 'soon', method: 'G ET', pathWithQuery: 'api', body: 5 as never }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['body', 'method', 'pathWithQuery', 'secret', 'timestamp']);
+  });
+});
