@@ -1,20 +1,6 @@
-/**
- * Every error the SDK throws extends this class, so one `instanceof PaymentsError`
- * check catches them all.
- */
-export class PaymentsError extends Error {
-  override name = 'PaymentsError';
-}
+import { ConfigurationError, PaymentsError } from './base-error.js';
 
-/**
- * Thrown by `new PaymentsClient()` when configuration is missing or contradictory:
- * no credentials, a bad `baseUrl`, a non-HTTPS production `baseUrl`, `test_`/`live_`
- * credentials in the other environment, or use in a browser without
- * `dangerouslyAllowBrowser`. The message names what to fix.
- */
-export class ConfigurationError extends PaymentsError {
-  override name = 'ConfigurationError';
-}
+export { ConfigurationError, PaymentsError };
 
 /**
  * Thrown before anything is sent when request params break a rule of the spec.

@@ -46,12 +46,10 @@ export function importHmacKey(secret: string): ReturnType<typeof crypto.subtle.i
   return key;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 function toHex(buffer: ArrayBuffer): string {
   const bytes = new Uint8Array(buffer);
   let out = '';
-  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!];
+  for (let i = 0; i < bytes.length; i++) out += bytes[i]! < 16 ? `0${bytes[i]!.toString(16)}` : bytes[i]!.toString(16);
   return out;
 }
 

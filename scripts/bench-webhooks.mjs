@@ -1,0 +1,72 @@
+// Webhook verification benchmark (not a test): ops/s of the bare node:crypto floor against
+// verifyWebhookSignature and verifyWebhook, 1 KB and 16 KB bodies, in one run. Uses the
+// built package (dist/), as users get it. Rounds are interleaved and the median kept, so
+// noise from the machine hits every contender alike.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { verifyWebhook, verifyWebhookSignature } from '../dist/webhooks.js';
+
+const SECRET = 'whsec_bench_0123456789abcdef';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 300);
+
+function delivery(size) {
+  const filler = 'x'.repeat(Math.max(0, size - 260));
+  const body = JSON.stringify({
+    id: 'evt_bench_1', type: 'payment.completed', api_version: '2026-01-01', created_at: '2026-11-22T12:00:00+00:00',
+    data: { trx_id: 'TRX1', merchant_ref: 'order-1', status: 'completed', amount: { value: 25, currency: 'USD' }, note: filler },
+  });
+  const t = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex');
+  // A Node-style headers object, as `req.headers` gives it.
+  const headers = { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-timestamp': t, 'x-service-event': 'payment.completed', 'x-environment': 'sandbox' };
+  return { body, t, signature, headers };
+}
+
+// The floor: the least any correct verifier must do on Node.
+function floor({ body, t, signature }) {
+  const digest = createHmac('sha256', SECRET).update(`${t}.${body}`).digest();
+  if (!timingSafeEqual(digest, Buffer.from(signature, 'hex'))) throw new Error('floor mismatch');
+}
+// stripe-node's constructEvent does the floor's work plus JSON.parse: a fair stand-in.
+function floorParse(d) {
+  floor(d);
+  return JSON.parse(d.body);
+}
+
+async function opsPerSecond(fn, isAsync) {
+  let n = 0;
+  const end = performance.now() + ROUND_MS;
+  const start = performance.now();
+  if (isAsync) while (performance.now() < end) for (let i = 0; i < 100; i++, n++) await fn();
+  else while (performance.now() < end) for (let i = 0; i < 100; i++, n++) fn();
+  return n / ((performance.now() - start) / 1000);
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const rows = [];
+for (const size of [1024, 16 * 1024]) {
+  const d = delivery(size);
+  const options = { payload: d.body, headers: d.headers, secret: SECRET };
+  const contenders = {
+    floor: [() => floor(d), false],
+    'floor + JSON.parse': [() => floorParse(d), false],
+    verifyWebhookSignature: [() => verifyWebhookSignature(options), true],
+    verifyWebhook: [() => verifyWebhook(options), true],
+  };
+  // Warm up every contender (JIT) before measuring.
+  for (const [fn, isAsync] of Object.values(contenders)) await opsPerSecond(fn, isAsync);
+  const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [name, [fn, isAsync]] of Object.entries(contenders)) samples[name].push(await opsPerSecond(fn, isAsync));
+  }
+  const ops = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  rows.push({ size, ops });
+}
+
+console.log(`node ${process.version}, ${ROUNDS} rounds x ${ROUND_MS} ms, median ops/s\n`);
+console.log('| body | floor | floor + JSON.parse | verifyWebhookSignature | verifyWebhook | sig / floor | verify / (floor + parse) |');
+console.log('|---|---|---|---|---|---|---|');
+for (const { size, ops } of rows) {
+  const f = (x) => Math.round(x).toLocaleString('en-US');
+  console.log(`| ${size / 1024} KB | ${f(ops.floor)} | ${f(ops['floor + JSON.parse'])} | ${f(ops.verifyWebhookSignature)} | ${f(ops.verifyWebhook)} | ${(ops.verifyWebhookSignature / ops.floor).toFixed(3)} | ${(ops.verifyWebhook / ops['floor + JSON.parse']).toFixed(3)} |`);
+}
