@@ -1,13 +1,13 @@
 // Construction-time configuration, env defaults, per-call options and the headers on the wire.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, InvalidParamsError, PaymentsClient, PaymentsError, type ClientOptions } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, CREDENTIALS, createFakeApi, expectedSignature, fakeClock, fixtures } from '../support/fake-api.js';
+import { rejection } from '../support/assertions.js';
+import { BASE_URL, CREDENTIALS, expectedSignature, fixtures } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-let clock = fakeClock();
-// The fake server checks X-Timestamp against this; a client on the system clock switches it to real time.
-let serverNow = () => clock.time;
-const api = createFakeApi({ now: () => serverNow() });
+// The fake server checks X-Timestamp against the clock of the last client made by setup()
+// (here the harness clock, fresh each test); a client on the system clock switches it to real time.
+const { api, setup, clock, followClock } = useFakeApi();
 
 const ENV_NAMES = [
   'BUSINESS_PAYMENTS_ENVIRONMENT',
@@ -18,18 +18,10 @@ const ENV_NAMES = [
   'BUSINESS_PAYMENTS_LOG',
 ];
 
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
 beforeEach(() => {
-  clock = fakeClock();
-  serverNow = () => clock.time;
   // Whatever the machine running the tests has set must not leak in.
   for (const name of ENV_NAMES) vi.stubEnv(name, undefined);
 });
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
 
 const valid: ClientOptions = { environment: 'sandbox', ...CREDENTIALS, baseUrl: BASE_URL };
 const production: ClientOptions = {
@@ -50,15 +42,6 @@ function configError(options: ClientOptions): ConfigurationError {
     return error as ConfigurationError;
   }
   throw new Error('expected new PaymentsClient() to throw a ConfigurationError');
-}
-
-async function rejection(promise: PromiseLike<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
 }
 
 describe('ConfigurationError at construction', () => {
@@ -203,7 +186,7 @@ describe('environment variable defaults', () => {
       BUSINESS_PAYMENTS_API_SECRET: CREDENTIALS.apiSecret,
       BUSINESS_PAYMENTS_BASE_URL: BASE_URL,
     });
-    serverNow = () => Date.now(); // this client runs on the system clock
+    followClock(() => Date.now()); // this client runs on the system clock
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
 
     const client = new PaymentsClient();
@@ -243,7 +226,7 @@ describe('environment variable defaults', () => {
       BUSINESS_PAYMENTS_BASE_URL: 'https://env.example.com',
     });
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = testClient({ clock, ...valid });
+    const { client } = setup({ clock, ...valid });
     expect(client.environment).toBe('sandbox');
     expect(client.baseUrl).toBe(BASE_URL);
     await client.siteInfo.retrieve();
@@ -273,7 +256,7 @@ describe('environment variable defaults', () => {
 describe('per-call options', () => {
   test.each([0, -5, 1.5, Number.NaN])('invalid timeout %s → InvalidParamsError, nothing sent', async (timeout) => {
     api.on('get', '/api/v1/balance', { body: {} });
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     const error = await rejection(client.balance.retrieve({ timeout }));
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(error.errors).toHaveProperty('timeout');
@@ -282,7 +265,7 @@ describe('per-call options', () => {
 
   test('invalid maxRetries → InvalidParamsError, nothing sent', async () => {
     api.on('get', '/api/v1/balance', { body: {} });
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     const error = await rejection(client.balance.retrieve({ maxRetries: -1 }));
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(error.errors).toHaveProperty('maxRetries');
@@ -293,7 +276,7 @@ describe('per-call options', () => {
     'reserved header %s in options.headers → InvalidParamsError, nothing sent',
     async (name) => {
       api.on('post', '/api/v1/payments', { body: {} });
-      const { client } = testClient({ clock });
+      const { client } = setup({ clock });
       const error = await rejection(
         client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1' }, { headers: { [name]: 'forged' } }),
       );
@@ -306,7 +289,7 @@ describe('per-call options', () => {
 
   test('idempotencyKey longer than 64 characters → InvalidParamsError, nothing sent', async () => {
     api.on('post', '/api/v1/payments', { body: {} });
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     const error = await rejection(
       client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1' }, { idempotencyKey: 'k'.repeat(65) }),
     );
@@ -321,7 +304,7 @@ describe('headers on the wire', () => {
 
   test('a GET carries the auth, signing and content headers', async () => {
     api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     await client.payments.verify('TRX123456');
     const [seen] = api.seen;
     const h = seen!.headers;
@@ -342,7 +325,7 @@ describe('headers on the wire', () => {
     api.on('post', '/api/v1/payments', {
       body: { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' },
     });
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' });
     const [seen] = api.seen;
     expect(seen!.headers['content-type']).toBe('application/json');
@@ -373,7 +356,7 @@ describe('headers on the wire', () => {
 
   test('defaultHeaders and options.headers arrive; the call header wins on a clash', async () => {
     api.on('get', '/api/v1/balance', { body: {} });
-    const { client } = testClient({ clock, defaultHeaders: { 'X-Trace-Id': 'trace-1', 'X-Tenant': 'default' } });
+    const { client } = setup({ clock, defaultHeaders: { 'X-Trace-Id': 'trace-1', 'X-Tenant': 'default' } });
     await client.balance.retrieve({ headers: { 'X-Request-Tag': 'tag-7', 'X-Tenant': 'per-call' } });
     const h = api.seen[0]!.headers;
     expect(h['x-trace-id']).toBe('trace-1');

@@ -1,6 +1,6 @@
 // Status → error class mapping, error fields, non-JSON bodies and the clock-skew hint.
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
 import {
   APIError,
   AuthenticationError,
@@ -14,36 +14,17 @@ import {
   UnprocessableEntityError,
   type ClientOptions,
 } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, createFakeApi, fakeClock, fixtures } from '../support/fake-api.js';
+import { rejection } from '../support/assertions.js';
+import { BASE_URL, fixtures } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-let clock = fakeClock();
-const api = createFakeApi({ now: () => clock.time });
-
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-beforeEach(() => {
-  clock = fakeClock();
-  vi.stubEnv('BUSINESS_PAYMENTS_LOG', '');
-});
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
+// Every client shares the harness clock (fresh each test), so the server follows it too.
+const { api, setup, clock } = useFakeApi();
+beforeEach(() => vi.stubEnv('BUSINESS_PAYMENTS_LOG', ''));
 
 /** A client on the fake API; no retries unless asked, so one reply = one error. */
 function client(options: ClientOptions = {}) {
-  return testClient({ clock, maxRetries: 0, ...options }).client;
-}
-
-/** The rejection reason of a call that must fail. */
-async function rejection(promise: PromiseLike<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
+  return setup({ clock, maxRetries: 0, ...options }).client;
 }
 
 const createParams = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };

@@ -1,22 +1,16 @@
 // Regressions found in review: each test pins one fix.
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { InvalidParamsError, PaymentsClient, signRequest } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, CREDENTIALS, createFakeApi, fakeClock, fixtures } from '../support/fake-api.js';
+import { BASE_URL, CREDENTIALS, fakeClock, fixtures } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-const api = createFakeApi({ now: () => Date.UTC(2026, 10, 22, 12, 0, 0) });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
+const { api, setup } = useFakeApi();
 
 describe('pagination', () => {
   test('items without ids from a server that ignores offset do not loop forever', async () => {
     api.on('get', '/api/v1/payouts', { body: { data: [{ amount: 1 }, { amount: 2 }] } });
-    const { client } = testClient();
+    const { client } = setup();
     const seen: unknown[] = [];
     for await (const payout of client.payouts.list({ limit: 2 })) seen.push(payout);
     expect(seen).toEqual([{ amount: 1 }, { amount: 2 }]);
@@ -37,7 +31,7 @@ describe('validation', () => {
   });
 
   test('an unknown key is reported under its own name', async () => {
-    const { client } = testClient();
+    const { client } = setup();
     const error = await client.payments
       .create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', amout: 5 } as never)
       .catch((e: unknown) => e);
@@ -52,7 +46,7 @@ describe('documented shapes in a success envelope', () => {
     api.on('get', '/api/v1/verify-payment/:id', { body: { status: 'success', data: fixtures.verified } });
     api.on('get', '/api/v1/site-info', { body: { status: 'success', data: fixtures.siteInfo } });
     api.on('post', '/api/v1/payouts/preview', { body: { status: 'success', data: { amount: 100, fee: 2, payable_amount: 98 } } });
-    const { client } = testClient();
+    const { client } = setup();
     await expect(client.payments.verify('TRX123456')).resolves.toEqual(fixtures.verified);
     await expect(client.siteInfo.retrieve()).resolves.toEqual(fixtures.siteInfo);
     await expect(client.payouts.preview({ amount: 100 })).resolves.toEqual({ amount: 100, fee: 2, payable_amount: 98 });

@@ -1,7 +1,7 @@
 // Retries, backoff, Retry-After, idempotency keys, push safety, payout outcomes, timeouts, abort.
 import net from 'node:net';
 import { delay, http, HttpResponse, passthrough } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
 import {
   APIConnectionError,
   APIError,
@@ -16,34 +16,16 @@ import {
   UnprocessableEntityError,
   type ClientOptions,
 } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, createFakeApi, fakeClock, fixtures } from '../support/fake-api.js';
+import { rejection, UUID } from '../support/assertions.js';
+import { BASE_URL, fixtures } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-let clock = fakeClock();
-const api = createFakeApi({ now: () => clock.time });
-
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-beforeEach(() => {
-  clock = fakeClock();
-  vi.stubEnv('BUSINESS_PAYMENTS_LOG', '');
-});
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
+// Every client shares the harness clock (fresh each test), so the server follows it too.
+const { api, setup, clock } = useFakeApi();
+beforeEach(() => vi.stubEnv('BUSINESS_PAYMENTS_LOG', ''));
 
 function client(options: ClientOptions = {}): PaymentsClient {
-  return testClient({ clock, ...options }).client;
-}
-
-async function rejection(promise: PromiseLike<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
+  return setup({ clock, ...options }).client;
 }
 
 /** A fetch that counts its calls and hands them to the global (msw-patched) fetch. */
@@ -72,7 +54,6 @@ function causeCodes(error: unknown): string[] {
 }
 
 const header = (name: string) => api.seen.map((r) => r.headers[name.toLowerCase()]);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
 const createParams = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
 // Backoff with the fake clock's random() = 0.5: base * (1 - 0.25 * 0.5).

@@ -1,7 +1,7 @@
 // The API secret never leaves the client; the logger is off by default and redacts what it prints.
 import { inspect } from 'node:util';
 import { delay, http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
 import {
   APIConnectionError,
   APIError,
@@ -14,36 +14,21 @@ import {
   type ClientOptions,
   type Logger,
 } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, CREDENTIALS, createFakeApi, fakeClock, fixtures } from '../support/fake-api.js';
+import { rejection } from '../support/assertions.js';
+import { BASE_URL, CREDENTIALS, fixtures } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-let clock = fakeClock();
-const api = createFakeApi({ now: () => clock.time });
+// Every client shares the harness clock (fresh each test), so the server follows it too.
+const { api, setup, clock } = useFakeApi();
 
 const SECRET = CREDENTIALS.apiSecret;
 const PHONE = '255712345678';
 const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
 
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
 beforeEach(() => {
-  clock = fakeClock();
   vi.stubEnv('BUSINESS_PAYMENTS_LOG', undefined);
   vi.stubEnv('BUSINESS_PAYMENTS_API_SECRET', undefined);
 });
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
-
-async function rejection(promise: PromiseLike<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
-}
 
 function constructionError(options: ClientOptions): unknown {
   try {
@@ -112,7 +97,7 @@ function collectingLogger() {
 
 describe('the client object', () => {
   test('JSON.stringify, util.inspect (showHidden, any depth), String and template strings show no secret', () => {
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     const views = [
       JSON.stringify(client),
       inspect(client, { depth: Infinity, showHidden: true }),
@@ -128,7 +113,7 @@ describe('the client object', () => {
   });
 
   test('resources (which hold the client) show no secret either', () => {
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     for (const resource of [client.payments, client.payouts, client.balance, client.siteInfo, client.billing, client.billing.plans]) {
       expect(JSON.stringify(resource)).not.toContain(SECRET);
       expect(inspect(resource, { depth: Infinity, showHidden: true })).not.toContain(SECRET);
@@ -148,7 +133,7 @@ describe('the wire', () => {
   test('no header of any attempt carries the secret', async () => {
     api.sequence('post', '/api/v1/payments', [{ status: 503 }, { body: createBody }]);
     api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' });
     await client.payments.verify('TRX123456');
     expect(api.seen).toHaveLength(3);
@@ -190,7 +175,7 @@ describe('thrown errors', () => {
   });
 
   test('InvalidParamsError does not contain the secret', async () => {
-    const { client } = testClient({ clock });
+    const { client } = setup({ clock });
     const error = await rejection(
       client.payments.create({ payment_amount: 0, currency_code: 'usd', ref_trx: '' }, { headers: { 'X-Signature': 'forged' } }),
     );
@@ -205,7 +190,7 @@ describe('thrown errors', () => {
     ['200 not JSON', { status: 200, body: '<html>hello</html>' }, ResponseValidationError],
   ] as const)('API error (%s) does not contain the secret', async (_what, reply, ErrorClass) => {
     api.on('post', '/api/v1/payments', reply as never);
-    const { client } = testClient({ clock, maxRetries: 0 });
+    const { client } = setup({ clock, maxRetries: 0 });
     const error = await rejection(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' }));
     expect(error).toBeInstanceOf(ErrorClass);
     expectNoCredentialsIn(error, api.seen.map((r) => r.headers['x-signature']!));
@@ -214,7 +199,7 @@ describe('thrown errors', () => {
   test('APIConnectionError (network error, after retries) contains no secret, API key or signature', async () => {
     api.use(http.post(`${BASE_URL}/api/v1/payments`, () => HttpResponse.error()));
     const recording = signatureRecordingFetch();
-    const { client } = testClient({ clock, fetch: recording.fetch });
+    const { client } = setup({ clock, fetch: recording.fetch });
     const error = await rejection(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' }));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(recording.signatures).toHaveLength(3);
@@ -226,7 +211,7 @@ describe('thrown errors', () => {
       await delay('infinite');
       return {};
     });
-    const { client } = testClient({ clock, timeout: 30, maxRetries: 0 });
+    const { client } = setup({ clock, timeout: 30, maxRetries: 0 });
     const error = await rejection(client.balance.retrieve());
     expect(error).toBeInstanceOf(APITimeoutError);
     expectNoCredentialsIn(error, api.seen.map((r) => r.headers['x-signature']!));
@@ -251,7 +236,7 @@ describe('logging', () => {
 
   test('at debug: every attempt is logged, with no secret, API key, signature or phone number', async () => {
     const log = collectingLogger();
-    const { client } = testClient({ clock, logger: log.logger, logLevel: 'debug' });
+    const { client } = setup({ clock, logger: log.logger, logLevel: 'debug' });
     await busySession(client);
 
     const text = log.text();
@@ -274,7 +259,7 @@ describe('logging', () => {
   test('the debug line for a request redacts X-Signature and X-API-Key values and body phone fields', async () => {
     const log = collectingLogger();
     api.on('post', '/api/v1/payments', { body: createBody });
-    const { client } = testClient({ clock, logger: log.logger, logLevel: 'debug' });
+    const { client } = setup({ clock, logger: log.logger, logLevel: 'debug' });
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
 
     const debug = log.calls.find((c) => c.level === 'debug')!;
@@ -296,7 +281,7 @@ describe('logging', () => {
 
   test('logLevel defaults to off: the logger is never called, even on retries and failures', async () => {
     const log = collectingLogger();
-    const { client } = testClient({ clock, logger: log.logger });
+    const { client } = setup({ clock, logger: log.logger });
     await busySession(client);
     expect(api.seen).toHaveLength(6);
     expect(log.calls).toEqual([]);
@@ -306,7 +291,7 @@ describe('logging', () => {
     vi.stubEnv('BUSINESS_PAYMENTS_LOG', 'debug');
     const log = collectingLogger();
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = testClient({ clock, logger: log.logger });
+    const { client } = setup({ clock, logger: log.logger });
     await client.siteInfo.retrieve();
     expect(log.calls.map((c) => c.level)).toEqual(['debug', 'info']);
     expect(log.text()).not.toContain(SECRET);
@@ -316,14 +301,14 @@ describe('logging', () => {
     vi.stubEnv('BUSINESS_PAYMENTS_LOG', 'debug');
     const log = collectingLogger();
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = testClient({ clock, logger: log.logger, logLevel: 'off' });
+    const { client } = setup({ clock, logger: log.logger, logLevel: 'off' });
     await client.siteInfo.retrieve();
     expect(log.calls).toEqual([]);
   });
 
   test('logLevel warn: retries and failures, but no per-attempt debug or info lines', async () => {
     const log = collectingLogger();
-    const { client } = testClient({ clock, logger: log.logger, logLevel: 'warn' });
+    const { client } = setup({ clock, logger: log.logger, logLevel: 'warn' });
     await busySession(client);
     const levels = new Set(log.calls.map((c) => c.level));
     expect(levels.has('warn')).toBe(true);
@@ -338,7 +323,7 @@ describe('logging', () => {
       vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void printed.push(args));
     }
     api.on('post', '/api/v1/payments', { body: createBody });
-    const { client } = testClient({ clock, logLevel: 'debug' });
+    const { client } = setup({ clock, logLevel: 'debug' });
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
     expect(printed.length).toBeGreaterThan(0);
     const text = inspect(printed, { depth: Infinity });

@@ -1,48 +1,11 @@
 // balance.retrieve and siteInfo.retrieve against the fake API.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { InvalidParamsError, NotFoundError, ResponseValidationError } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { createFakeApi, fixtures } from '../support/fake-api.js';
+import { expectPlainJson, expectSignedGet, rejection } from '../support/assertions.js';
+import { fixtures } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-const api = createFakeApi({ now: () => Date.UTC(2026, 10, 22, 12, 0, 0) });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, but it resolved');
-}
-
-function expectPlainJson(value: unknown): void {
-  const walk = (v: unknown, path: string): void => {
-    if (v === null || typeof v !== 'object') return;
-    expect(Object.getPrototypeOf(v), path).toBe(Array.isArray(v) ? Array.prototype : Object.prototype);
-    for (const [key, item] of Object.entries(v)) walk(item, `${path}.${key}`);
-  };
-  walk(value, '$');
-  expect(structuredClone(value)).toStrictEqual(value);
-  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
-}
-
-function expectSignedGet(path: string): void {
-  expect(api.seen).toHaveLength(1);
-  const req = api.seen[0]!;
-  expect(req.method).toBe('GET');
-  expect(req.pathWithQuery).toBe(path);
-  expect(req.rawBody).toBe('');
-  expect(req.signatureValid).toBe(true);
-  expect(req.headers['accept']).toBe('application/json');
-  expect(req.headers['x-environment']).toBe('sandbox');
-  expect(req.headers['idempotency-key']).toBeUndefined();
-}
+const { api, setup } = useFakeApi();
 
 const wallets = [
   { currency: 'USD', available: 120.5 },
@@ -52,9 +15,9 @@ const wallets = [
 describe('balance.retrieve', () => {
   test('GETs /api/v1/balance, signed, no body, no Idempotency-Key; unwraps { status, data: [...] }', async () => {
     api.on('get', '/api/v1/balance', { body: { status: 'success', data: wallets } });
-    const { client } = testClient();
+    const { client } = setup();
     const balance = await client.balance.retrieve();
-    expectSignedGet('/api/v1/balance');
+    expectSignedGet(api.seen, '/api/v1/balance');
     expect(balance).toStrictEqual(wallets);
     expectPlainJson(balance);
   });
@@ -62,14 +25,14 @@ describe('balance.retrieve', () => {
   test('unwraps { status, data: {...} }', async () => {
     const data = { USD: 120.5, TZS: 250000 };
     api.on('get', '/api/v1/balance', { body: { status: 'success', data } });
-    const { client } = testClient();
+    const { client } = setup();
     expect(await client.balance.retrieve()).toStrictEqual(data);
   });
 
   test('accepts a bare object, kept as it is', async () => {
     const body = { balances: wallets, updated_at: '2026-11-22T12:00:00Z' };
     api.on('get', '/api/v1/balance', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const balance = await client.balance.retrieve();
     expect(balance).toStrictEqual(body);
     expectPlainJson(balance);
@@ -77,13 +40,13 @@ describe('balance.retrieve', () => {
 
   test('accepts a bare array of wallets', async () => {
     api.on('get', '/api/v1/balance', { body: wallets });
-    const { client } = testClient();
+    const { client } = setup();
     expect(await client.balance.retrieve()).toStrictEqual(wallets);
   });
 
   test('.withResponse() gives { data, response }', async () => {
     api.on('get', '/api/v1/balance', { body: { status: 'success', data: wallets }, headers: { 'x-request-id': 'req_b' } });
-    const { client } = testClient();
+    const { client } = setup();
     const { data, response } = await client.balance.retrieve().withResponse();
     expect(data).toStrictEqual(wallets);
     expect(response.status).toBe(200);
@@ -96,7 +59,7 @@ describe('balance.retrieve', () => {
     ['an array of non-objects', '[1,2]'],
   ])('%s → ResponseValidationError keeping the raw body', async (_name, raw) => {
     api.on('get', '/api/v1/balance', { body: JSON.parse(raw) as never });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.balance.retrieve());
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe(raw);
@@ -104,7 +67,7 @@ describe('balance.retrieve', () => {
 
   test('a non-JSON 200 body → ResponseValidationError with the text', async () => {
     api.on('get', '/api/v1/balance', { body: '<!doctype html><p>Login</p>' });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.balance.retrieve());
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe('<!doctype html><p>Login</p>');
@@ -113,7 +76,7 @@ describe('balance.retrieve', () => {
 
   test('per-call options are validated before sending', async () => {
     api.on('get', '/api/v1/balance', { body: wallets });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.balance.retrieve({ timeout: 0, maxRetries: -1, headers: { 'X-Signature': 'forged' } }));
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['headers.X-Signature', 'maxRetries', 'timeout']);
@@ -122,7 +85,7 @@ describe('balance.retrieve', () => {
 
   test('extra per-call headers are sent and signing still verifies', async () => {
     api.on('get', '/api/v1/balance', { body: wallets });
-    const { client } = testClient();
+    const { client } = setup();
     await client.balance.retrieve({ headers: { 'X-Request-Id': 'trace-7' } });
     expect(api.seen[0]!.headers['x-request-id']).toBe('trace-7');
     expect(api.seen[0]!.signatureValid).toBe(true);
@@ -132,9 +95,9 @@ describe('balance.retrieve', () => {
 describe('siteInfo.retrieve', () => {
   test('GETs /api/v1/site-info, signed, and returns every documented field as plain JSON', async () => {
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = testClient();
+    const { client } = setup();
     const info = await client.siteInfo.retrieve();
-    expectSignedGet('/api/v1/site-info');
+    expectSignedGet(api.seen, '/api/v1/site-info');
     expect(info).toStrictEqual(fixtures.siteInfo);
     expectPlainJson(info);
   });
@@ -147,7 +110,7 @@ describe('siteInfo.retrieve', () => {
       environments: { ...fixtures.siteInfo.environments, staging: 'Internal' },
     };
     api.on('get', '/api/v1/site-info', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const { data, response } = await client.siteInfo.retrieve().withResponse();
     expect(response.status).toBe(200);
     expect(data).toStrictEqual(body);
@@ -170,7 +133,7 @@ describe('siteInfo.retrieve', () => {
   ];
   test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
     api.on('get', '/api/v1/site-info', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.siteInfo.retrieve());
     expect(error).toBeInstanceOf(ResponseValidationError);
     const rve = error as ResponseValidationError;
@@ -183,7 +146,7 @@ describe('siteInfo.retrieve', () => {
   test('every missing field is listed at once', async () => {
     const body = { site_name: 'x' };
     api.on('get', '/api/v1/site-info', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const error = (await rejection(client.siteInfo.retrieve())) as ResponseValidationError;
     expect(Object.keys(error.errors ?? {}).sort()).toEqual(
       ['api_version', 'environments', 'features', 'gateway_description', 'gateway_name', 'site_logo', 'site_url', 'status'].sort(),
@@ -192,7 +155,7 @@ describe('siteInfo.retrieve', () => {
 
   test('an error status is an APIError, not a validation error', async () => {
     api.on('get', '/api/v1/site-info', { status: 404, body: { error: 'Not Found', message: 'No such route' } });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.siteInfo.retrieve());
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).status).toBe(404);

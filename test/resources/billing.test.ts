@@ -1,69 +1,11 @@
 // billing.plans.create / billing.subscriptions.create / billing.invoices.list against the fake API.
 // (Walking invoice pages: pagination.test.ts.)
-import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { InvalidParamsError, PaymentsClient, ResponseValidationError } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, createFakeApi, expectedSignature, fakeClock } from '../support/fake-api.js';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { ResponseValidationError } from '../../src/index.js';
+import { expectPlainJson, invalidParams, rejection, UUID } from '../support/assertions.js';
+import { liveRoute, productionClient, useFakeApi } from '../support/harness.js';
 
-const START = Date.UTC(2026, 10, 22, 12, 0, 0);
-const api = createFakeApi({ now: () => START });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, but it resolved');
-}
-
-async function invalidParams(promise: PromiseLike<unknown>): Promise<InvalidParamsError> {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(InvalidParamsError);
-  return error as InvalidParamsError;
-}
-
-function expectPlainJson(value: unknown): void {
-  const walk = (v: unknown, path: string): void => {
-    if (v === null || typeof v !== 'object') return;
-    expect(Object.getPrototypeOf(v), path).toBe(Array.isArray(v) ? Array.prototype : Object.prototype);
-    for (const [key, item] of Object.entries(v)) walk(item, `${path}.${key}`);
-  };
-  walk(value, '$');
-  expect(structuredClone(value)).toStrictEqual(value);
-  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const LIVE = { merchantKey: 'live_merchant_001', apiKey: 'live_key_001', apiSecret: 'live_secret_001' };
-function productionClient() {
-  return new PaymentsClient({ environment: 'production', ...LIVE, baseUrl: BASE_URL, clock: fakeClock(START) });
-}
-function liveRoute(path: string, body: Record<string, unknown>) {
-  const seen: Array<{ env: string | null; signatureValid: boolean; json: unknown }> = [];
-  api.use(
-    http.post(`${BASE_URL}${path}`, async ({ request }) => {
-      const url = new URL(request.url);
-      const raw = await request.text();
-      const ts = request.headers.get('x-timestamp') ?? '';
-      seen.push({
-        env: request.headers.get('x-environment'),
-        signatureValid: request.headers.get('x-signature') === expectedSignature(LIVE.apiSecret, ts, 'POST', url.pathname + url.search, raw),
-        json: JSON.parse(raw),
-      });
-      return HttpResponse.json(body);
-    }),
-  );
-  return seen;
-}
+const { api, setup } = useFakeApi();
 
 const plan = { plan_code: 'gold-monthly', name: 'Gold', amount: 10000, currency_code: 'TZS', interval: 'month' };
 const terms = 'TZS 10,000 charged monthly by USSD push until you cancel. Reply STOP to cancel.';
@@ -73,7 +15,7 @@ const subscription = { id: 'sub_01HX', plan_code: 'gold-monthly', status: 'pendi
 describe('billing.plans.create', () => {
   test('POSTs the plan body as given to /api/v1/billing/plans with a generated Idempotency-Key', async () => {
     api.on('post', '/api/v1/billing/plans', { body: { status: 'success', data: { ...plan, id: 'plan_1' } } });
-    const { client } = testClient();
+    const { client } = setup();
     const result = await client.billing.plans.create(plan);
     const req = api.seen[0]!;
     expect(api.seen).toHaveLength(1);
@@ -88,7 +30,7 @@ describe('billing.plans.create', () => {
 
   test('accepts a bare plan object; .withResponse() gives the status', async () => {
     api.on('post', '/api/v1/billing/plans', { status: 201, body: { plan_code: 'gold-monthly', trial_days: 0 } });
-    const { client } = testClient();
+    const { client } = setup();
     const { data, response } = await client.billing.plans.create({ plan_code: 'gold-monthly' }).withResponse();
     expect(response.status).toBe(201);
     expect(data).toStrictEqual({ plan_code: 'gold-monthly', trial_days: 0 });
@@ -96,7 +38,7 @@ describe('billing.plans.create', () => {
 
   test("sends the caller's idempotencyKey; 64 characters accepted, 65 refused", async () => {
     api.on('post', '/api/v1/billing/plans', { body: plan });
-    const { client } = testClient();
+    const { client } = setup();
     await client.billing.plans.create(plan, { idempotencyKey: 'plan-gold-v1' });
     await client.billing.plans.create(plan, { idempotencyKey: 'x'.repeat(64) });
     expect(api.seen.map((r) => r.headers['idempotency-key'])).toEqual(['plan-gold-v1', 'x'.repeat(64)]);
@@ -107,7 +49,7 @@ describe('billing.plans.create', () => {
 
   test('a retry (500, then 200) reuses the Idempotency-Key', async () => {
     api.sequence('post', '/api/v1/billing/plans', [{ status: 500, body: { error: 'Server Error' } }, { body: plan }]);
-    const { client } = testClient();
+    const { client } = setup();
     await client.billing.plans.create(plan);
     expect(api.seen).toHaveLength(2);
     expect(api.seen[1]!.headers['idempotency-key']).toBe(api.seen[0]!.headers['idempotency-key']);
@@ -118,7 +60,7 @@ describe('billing.plans.create', () => {
     ['plan_code not a string', { ...plan, plan_code: 7 }],
   ])('refuses %s before sending', async (_name, params) => {
     api.on('post', '/api/v1/billing/plans', { body: plan });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await invalidParams(client.billing.plans.create(params as never));
     expect(Object.keys(error.errors)).toEqual(['plan_code']);
     expect(api.seen).toHaveLength(0);
@@ -126,7 +68,7 @@ describe('billing.plans.create', () => {
 
   test.each([[null], ['gold'], [[plan]]])('refuses params %j that are not an object', async (params) => {
     api.on('post', '/api/v1/billing/plans', { body: plan });
-    const { client } = testClient();
+    const { client } = setup();
     await invalidParams(client.billing.plans.create(params as never));
     expect(api.seen).toHaveLength(0);
   });
@@ -134,7 +76,7 @@ describe('billing.plans.create', () => {
   test('a mistyped plan_code in the response → ResponseValidationError keeping the raw body', async () => {
     const body = { status: 'success', data: { plan_code: 42 } };
     api.on('post', '/api/v1/billing/plans', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.billing.plans.create(plan));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));
@@ -144,7 +86,7 @@ describe('billing.plans.create', () => {
 describe('billing.subscriptions.create', () => {
   test('POSTs plan_code, customer_phone, terms_shown, webhook_url with a generated Idempotency-Key', async () => {
     api.on('post', '/api/v1/billing/subscriptions', { body: { status: 'success', data: subscription } });
-    const { client } = testClient();
+    const { client } = setup();
     const params = { ...subscriptionParams, webhook_url: 'https://shop.example.com/billing-hook' };
     const result = await client.billing.subscriptions.create(params);
     const req = api.seen[0]!;
@@ -160,7 +102,7 @@ describe('billing.subscriptions.create', () => {
 
   test('terms_shown is sent exactly as shown (consent record), whitespace included', async () => {
     api.on('post', '/api/v1/billing/subscriptions', { body: subscription });
-    const { client } = testClient();
+    const { client } = setup();
     const shown = `  ${terms}\n\nCancel any time.\n`;
     await client.billing.subscriptions.create({ ...subscriptionParams, terms_shown: shown });
     expect((api.seen[0]!.json as { terms_shown: string }).terms_shown).toBe(shown);
@@ -168,7 +110,7 @@ describe('billing.subscriptions.create', () => {
 
   test("accepts a bare subscription; caller's idempotencyKey; .withResponse()", async () => {
     api.on('post', '/api/v1/billing/subscriptions', { status: 201, body: subscription });
-    const { client } = testClient();
+    const { client } = setup();
     const { data, response } = await client.billing.subscriptions
       .create({ ...subscriptionParams, customer_phone: '+255612345678' }, { idempotencyKey: 'consent-77' })
       .withResponse();
@@ -179,7 +121,7 @@ describe('billing.subscriptions.create', () => {
 
   test.each([['plan_code'], ['customer_phone'], ['terms_shown']])('requires %s', async (field) => {
     api.on('post', '/api/v1/billing/subscriptions', { body: subscription });
-    const { client } = testClient();
+    const { client } = setup();
     const params: Record<string, unknown> = { ...subscriptionParams };
     delete params[field];
     const error = await invalidParams(client.billing.subscriptions.create(params as never));
@@ -188,7 +130,7 @@ describe('billing.subscriptions.create', () => {
   });
 
   test('lists every missing field at once', async () => {
-    const { client } = testClient();
+    const { client } = setup();
     const error = await invalidParams(client.billing.subscriptions.create({} as never, { idempotencyKey: 'k'.repeat(65) }));
     expect(Object.keys(error.errors).sort()).toEqual(['customer_phone', 'idempotencyKey', 'plan_code', 'terms_shown']);
     expect(api.seen).toHaveLength(0);
@@ -208,7 +150,7 @@ describe('billing.subscriptions.create', () => {
     ['webhook_url not http(s)', { webhook_url: 'mailto:ops@example.com' }, 'webhook_url'],
   ])('refuses %s before sending', async (_name, change, field) => {
     api.on('post', '/api/v1/billing/subscriptions', { body: subscription });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await invalidParams(client.billing.subscriptions.create({ ...subscriptionParams, ...change } as never));
     expect(Object.keys(error.errors)).toEqual([field]);
     expect(api.seen).toHaveLength(0);
@@ -216,7 +158,7 @@ describe('billing.subscriptions.create', () => {
 
   test('refuses unknown keys', async () => {
     api.on('post', '/api/v1/billing/subscriptions', { body: subscription });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await invalidParams(client.billing.subscriptions.create({ ...subscriptionParams, consent: true } as never));
     expect(JSON.stringify(error.errors)).toContain('consent');
     expect(api.seen).toHaveLength(0);
@@ -224,26 +166,26 @@ describe('billing.subscriptions.create', () => {
 
   test('an http webhook_url is accepted in sandbox', async () => {
     api.on('post', '/api/v1/billing/subscriptions', { body: subscription });
-    const { client } = testClient();
+    const { client } = setup();
     await client.billing.subscriptions.create({ ...subscriptionParams, webhook_url: 'http://localhost:3000/hook' });
     expect(api.seen).toHaveLength(1);
   });
 
   test('production: an http webhook_url is refused, an https one is sent', async () => {
-    const seen = liveRoute('/api/v1/billing/subscriptions', subscription);
+    const seen = liveRoute(api, 'post', '/api/v1/billing/subscriptions', subscription);
     const client = productionClient();
     const error = await invalidParams(client.billing.subscriptions.create({ ...subscriptionParams, webhook_url: 'http://shop.example.com/hook' }));
     expect(Object.keys(error.errors)).toEqual(['webhook_url']);
     expect(seen).toHaveLength(0);
     const params = { ...subscriptionParams, webhook_url: 'https://shop.example.com/hook' };
     expect(await client.billing.subscriptions.create(params)).toStrictEqual(subscription);
-    expect(seen).toEqual([{ env: 'production', signatureValid: true, json: params }]);
+    expect(seen).toEqual([{ method: 'POST', path: '/api/v1/billing/subscriptions', env: 'production', signatureValid: true, json: params }]);
   });
 
   test('a mistyped id in the response → ResponseValidationError keeping the raw body', async () => {
     const body = { id: 99, plan_code: 'gold-monthly' };
     api.on('post', '/api/v1/billing/subscriptions', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.billing.subscriptions.create(subscriptionParams));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));
@@ -258,7 +200,7 @@ describe('billing.invoices.list', () => {
   beforeEach(() => api.on('get', '/api/v1/billing/invoices', { body: { data: invoices } }));
 
   test('GETs /api/v1/billing/invoices, signed, no Idempotency-Key, and resolves to one page', async () => {
-    const { client } = testClient();
+    const { client } = setup();
     const page = await client.billing.invoices.list();
     const req = api.seen[0]!;
     expect(api.seen).toHaveLength(1);
@@ -272,7 +214,7 @@ describe('billing.invoices.list', () => {
   });
 
   test('sends the subscription filter in the query', async () => {
-    const { client } = testClient();
+    const { client } = setup();
     const { data, response } = await client.billing.invoices.list({ subscription: 'sub_01HX' }).withResponse();
     expect(response.status).toBe(200);
     expect(data.data).toStrictEqual(invoices);
@@ -289,14 +231,14 @@ describe('billing.invoices.list', () => {
     ['limit 0', { limit: 0 }, 'limit'],
     ['offset negative', { offset: -2 }, 'offset'],
   ])('refuses a filter %s before sending', async (_name, params, field) => {
-    const { client } = testClient();
+    const { client } = setup();
     const error = await invalidParams(client.billing.invoices.list(params));
     expect(Object.keys(error.errors)).toEqual([field]);
     expect(api.seen).toHaveLength(0);
   });
 
   test('refuses unknown keys', async () => {
-    const { client } = testClient();
+    const { client } = setup();
     const error = await invalidParams(client.billing.invoices.list({ status: 'open' } as never));
     expect(JSON.stringify(error.errors)).toContain('status');
     expect(api.seen).toHaveLength(0);
@@ -305,7 +247,7 @@ describe('billing.invoices.list', () => {
   test('a mistyped invoice id → ResponseValidationError keeping the raw body', async () => {
     const body = { data: [{ id: 1, status: 'paid' }] };
     api.on('get', '/api/v1/billing/invoices', { body });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(client.billing.invoices.list());
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));

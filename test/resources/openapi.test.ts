@@ -1,25 +1,10 @@
 // client.openapi() against the fake API.
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { InternalServerError, InvalidParamsError, ResponseValidationError } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { createFakeApi } from '../support/fake-api.js';
+import { expectSignedGet, rejection } from '../support/assertions.js';
+import { useFakeApi } from '../support/harness.js';
 
-const api = createFakeApi({ now: () => Date.UTC(2026, 10, 22, 12, 0, 0) });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, but it resolved');
-}
+const { api, setup } = useFakeApi();
 
 const document = {
   openapi: '3.1.0',
@@ -33,16 +18,9 @@ const document = {
 
 test('GETs /api/v1/openapi.json, signed, no body or Idempotency-Key, and returns the document as plain JSON', async () => {
   api.on('get', '/api/v1/openapi.json', { body: document });
-  const { client } = testClient();
+  const { client } = setup();
   const doc = await client.openapi();
-  expect(api.seen).toHaveLength(1);
-  const req = api.seen[0]!;
-  expect(req.method).toBe('GET');
-  expect(req.pathWithQuery).toBe('/api/v1/openapi.json');
-  expect(req.rawBody).toBe('');
-  expect(req.signatureValid).toBe(true);
-  expect(req.headers['accept']).toBe('application/json');
-  expect(req.headers['idempotency-key']).toBeUndefined();
+  expectSignedGet(api.seen, '/api/v1/openapi.json');
   expect(doc).toStrictEqual(document);
   expect(Object.getPrototypeOf(doc)).toBe(Object.prototype);
   expect(structuredClone(doc)).toStrictEqual(document);
@@ -50,7 +28,7 @@ test('GETs /api/v1/openapi.json, signed, no body or Idempotency-Key, and returns
 
 test('.withResponse() gives { data, response }', async () => {
   api.on('get', '/api/v1/openapi.json', { body: document, headers: { etag: '"v1"' } });
-  const { client } = testClient();
+  const { client } = setup();
   const { data, response } = await client.openapi().withResponse();
   expect(data).toStrictEqual(document);
   expect(response.status).toBe(200);
@@ -59,13 +37,13 @@ test('.withResponse() gives { data, response }', async () => {
 
 test('any JSON object is accepted (the server describes itself)', async () => {
   api.on('get', '/api/v1/openapi.json', { body: { swagger: '2.0', 'x-vendor': { a: [1, 2] } } });
-  const { client } = testClient();
+  const { client } = setup();
   expect(await client.openapi()).toStrictEqual({ swagger: '2.0', 'x-vendor': { a: [1, 2] } });
 });
 
 test('a JSON array is not a document → ResponseValidationError keeping the raw body', async () => {
   api.on('get', '/api/v1/openapi.json', { body: [document] });
-  const { client } = testClient();
+  const { client } = setup();
   const error = await rejection(client.openapi());
   expect(error).toBeInstanceOf(ResponseValidationError);
   expect((error as ResponseValidationError).body).toBe(JSON.stringify([document]));
@@ -74,7 +52,7 @@ test('a JSON array is not a document → ResponseValidationError keeping the raw
 test('YAML or HTML instead of JSON → ResponseValidationError with the text', async () => {
   const yaml = 'openapi: 3.1.0\ninfo:\n  title: Business Payments API\n';
   api.on('get', '/api/v1/openapi.json', { body: yaml });
-  const { client } = testClient();
+  const { client } = setup();
   const error = await rejection(client.openapi());
   expect(error).toBeInstanceOf(ResponseValidationError);
   expect((error as ResponseValidationError).body).toBe(yaml);
@@ -83,7 +61,7 @@ test('YAML or HTML instead of JSON → ResponseValidationError with the text', a
 
 test('a 500 is retried (GET is safe), then surfaces as InternalServerError', async () => {
   api.on('get', '/api/v1/openapi.json', { status: 500, body: { error: 'Server Error' } });
-  const { client, clock } = testClient({ maxRetries: 2 });
+  const { client, clock } = setup({ maxRetries: 2 });
   expect(await rejection(client.openapi())).toBeInstanceOf(InternalServerError);
   expect(api.seen).toHaveLength(3);
   expect(clock.sleeps).toHaveLength(2);
@@ -91,7 +69,7 @@ test('a 500 is retried (GET is safe), then surfaces as InternalServerError', asy
 
 test('per-call options are validated before sending', async () => {
   api.on('get', '/api/v1/openapi.json', { body: document });
-  const { client } = testClient();
+  const { client } = setup();
   const error = await rejection(client.openapi({ timeout: 1.5, headers: { Accept: 'application/yaml' } }));
   expect(error).toBeInstanceOf(InvalidParamsError);
   expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['headers.Accept', 'timeout']);

@@ -1,26 +1,12 @@
 // payments.list, payouts.list, billing.invoices.list: one page on await, every item on `for await`.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { InvalidParamsError, ResponseValidationError } from '../../src/index.js';
 import type { PaymentsClient } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, createFakeApi, type SeenRequest } from '../support/fake-api.js';
+import { rejection } from '../support/assertions.js';
+import { BASE_URL, type SeenRequest } from '../support/fake-api.js';
+import { useFakeApi } from '../support/harness.js';
 
-const api = createFakeApi({ now: () => Date.UTC(2026, 10, 22, 12, 0, 0) });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-});
-afterAll(() => api.server.close());
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, but it resolved');
-}
+const { api, setup } = useFakeApi();
 
 /** Collects an async iterable, failing (instead of hanging) past `max` items. */
 async function collect<T>(iterable: AsyncIterable<T>, max = 100): Promise<T[]> {
@@ -83,7 +69,7 @@ const routes: Array<{ name: string; path: string; list: Lister; items: Array<Rec
 describe.each(routes)('$name', ({ path, list, items, key }) => {
   test('await resolves to one page { data, offset, limit, has_more } of plain JSON', async () => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     const page = await list(client, { limit: 2 });
     expect(page).toStrictEqual({ data: items.slice(0, 2), offset: 0, limit: 2, has_more: true });
     expect(Object.getPrototypeOf(page)).toBe(Object.prototype);
@@ -100,7 +86,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('.withResponse() gives { data: page, response }', async () => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     const { data, response } = await list(client, { limit: 3, offset: 1 }).withResponse();
     expect(response.status).toBe(200);
     expect(data).toStrictEqual({ data: items.slice(1, 4), offset: 1, limit: 3, has_more: true });
@@ -109,7 +95,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('for await walks pages by offset 0, 2, 4 and yields each item exactly once', async () => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     const got = await collect(list(client, { limit: 2 }));
     expect(got).toStrictEqual(items);
     expect(offsets()).toEqual([0, 2, 4]);
@@ -119,14 +105,14 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('a bare-array body works, and a last full page ends on the empty page after it', async () => {
     api.on('get', path, serve(() => items.slice(0, 4), { envelope: 'bare' }));
-    const { client } = testClient();
+    const { client } = setup();
     expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items.slice(0, 4));
     expect(offsets()).toEqual([0, 2, 4]);
   });
 
   test('a { status, data: { data: [...] } } envelope works', async () => {
     api.on('get', path, serve(() => items, { envelope: 'nested', total: true }));
-    const { client } = testClient();
+    const { client } = setup();
     const page = await list(client, { limit: 2 });
     expect(page).toStrictEqual({ data: items.slice(0, 2), offset: 0, limit: 2, has_more: true, total: 5 });
     expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items);
@@ -140,7 +126,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
       shifted = true; // a new item lands at the top after the first page
       return reply;
     });
-    const { client } = testClient();
+    const { client } = setup();
     const got = await collect(list(client, { limit: 2 }));
     expect(got.map((x) => x[key])).toEqual(items.map((x) => x[key]));
     // First page [1, 2]; then, shifted by one: [2, 3], [4, 5], and an empty page after the full one.
@@ -149,7 +135,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('a server that ignores offset does not loop forever', async () => {
     api.on('get', path, serve(() => items, { ignoreOffset: true, hasMore: true }));
-    const { client } = testClient();
+    const { client } = setup();
     const got = await collect(list(client, { limit: 2 }));
     expect(got).toStrictEqual(items.slice(0, 2));
     expect(api.seen).toHaveLength(2);
@@ -157,14 +143,14 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test("the server's has_more: false stops the walk even after a full page", async () => {
     api.on('get', path, serve(() => items, { hasMore: false }));
-    const { client } = testClient();
+    const { client } = setup();
     expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items.slice(0, 2));
     expect(api.seen).toHaveLength(1);
   });
 
   test('without a limit, pages of the server default size are walked until an empty page', async () => {
     api.on('get', path, serve(() => items, { defaultLimit: 3 }));
-    const { client } = testClient();
+    const { client } = setup();
     expect(await collect(list(client))).toStrictEqual(items);
     expect(api.seen[0]!.pathWithQuery).toBe(path);
     expect(offsets()).toEqual([0, 3, 5]);
@@ -172,7 +158,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('breaking out early fetches no further pages', async () => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     const got: unknown[] = [];
     for await (const item of list(client, { limit: 2 })) {
       got.push(item);
@@ -184,7 +170,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('starting at an offset walks on from there', async () => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     expect(await collect(list(client, { limit: 2, offset: 1 }))).toStrictEqual(items.slice(1));
     expect(offsets()).toEqual([1, 3, 5]);
   });
@@ -192,7 +178,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   test('a mistyped item → ResponseValidationError keeping the raw body', async () => {
     const body = { data: [{ ...items[0]!, [key]: 12 }] };
     api.on('get', path, { body });
-    const { client } = testClient();
+    const { client } = setup();
     const error = await rejection(list(client));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe(JSON.stringify(body));
@@ -206,7 +192,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
     [{ offset: 1.5 }, 'offset'],
   ])('refuses %j before sending (await and for await)', async (params, field) => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     const error = (await rejection(list(client, params))) as InvalidParamsError;
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(Object.keys(error.errors)).toEqual([field]);
@@ -216,7 +202,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 
   test('refuses unknown keys, all fields listed at once', async () => {
     api.on('get', path, serve(() => items));
-    const { client } = testClient();
+    const { client } = setup();
     const error = (await rejection(list(client, { page: 2, limit: 0 }))) as InvalidParamsError;
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(error.errors.limit).toBeDefined();
@@ -228,7 +214,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
 describe('payments.list query', () => {
   test('encodes limit, offset, status and merchant_ref, and signs the encoded query', async () => {
     api.on('get', '/api/v1/payments', { body: { data: [] } });
-    const { client } = testClient();
+    const { client } = setup();
     const page = await client.payments.list({ limit: 10, offset: 20, status: 'success', merchant_ref: 'order 1&2=ü' });
     expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments?limit=10&offset=20&status=success&merchant_ref=order+1%262%3D%C3%BC');
     expect(api.seen[0]!.signatureValid).toBe(true);
@@ -238,7 +224,7 @@ describe('payments.list query', () => {
 
   test('keeps the filters on every page while walking', async () => {
     api.on('get', '/api/v1/payments', serve(() => payments));
-    const { client } = testClient();
+    const { client } = setup();
     await collect(client.payments.list({ limit: 2, status: 'success' }));
     expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
       '/api/v1/payments?limit=2&status=success',
@@ -249,7 +235,7 @@ describe('payments.list query', () => {
 
   test('list() without params sends no query', async () => {
     api.on('get', '/api/v1/payments', { body: [] });
-    const { client } = testClient();
+    const { client } = setup();
     expect(await client.payments.list()).toStrictEqual({ data: [], offset: 0, limit: undefined, has_more: false });
     expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments');
   });
@@ -259,7 +245,7 @@ describe('payments.list query', () => {
     [{ merchant_ref: 'r'.repeat(61) }, 'merchant_ref'],
     [{ merchant_ref: '' }, 'merchant_ref'],
   ])('refuses %j before sending', async (params, field) => {
-    const { client } = testClient();
+    const { client } = setup();
     const error = (await rejection(client.payments.list(params))) as InvalidParamsError;
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(Object.keys(error.errors)).toEqual([field]);
@@ -268,7 +254,7 @@ describe('payments.list query', () => {
 
   test('a total from the server decides has_more', async () => {
     api.on('get', '/api/v1/payments', serve(() => payments, { total: true }));
-    const { client } = testClient();
+    const { client } = setup();
     expect((await client.payments.list({ limit: 2, offset: 4 })).has_more).toBe(false);
     expect((await client.payments.list({ limit: 2, offset: 2 })).has_more).toBe(true);
     expect(await collect(client.payments.list({ limit: 2 }))).toStrictEqual(payments);
@@ -281,7 +267,7 @@ describe('billing.invoices.list query', () => {
   test('keeps the subscription filter on every page', async () => {
     const invoices = [1, 2, 3].map((n) => ({ id: `inv_${n}`, subscription: 'sub_9' }));
     api.on('get', '/api/v1/billing/invoices', serve(() => invoices));
-    const { client } = testClient();
+    const { client } = setup();
     expect(await collect(client.billing.invoices.list({ subscription: 'sub_9', limit: 2 }))).toStrictEqual(invoices);
     expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
       '/api/v1/billing/invoices?subscription=sub_9&limit=2',

@@ -1,75 +1,20 @@
 // payments.create / initiate / retrieve / push / verify / waitForOutcome against the fake API.
 // (payments.list is covered in pagination.test.ts.)
-import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import {
   APITimeoutError,
   APIUserAbortError,
   InternalServerError,
-  InvalidParamsError,
-  PaymentsClient,
   RateLimitError,
   ResponseValidationError,
 } from '../../src/index.js';
-import type { ClientOptions } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { BASE_URL, createFakeApi, expectedSignature, fakeClock, fixtures } from '../support/fake-api.js';
+import { expectPlainJson, invalidParams, rejection, UUID } from '../support/assertions.js';
+import { START, fakeClock, fixtures } from '../support/fake-api.js';
+import { liveRoute, productionClient, useFakeApi } from '../support/harness.js';
 
-const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 // The fake server's clock follows the client's fake clock, so long polls stay "fresh".
-let serverNow = () => START;
-const api = createFakeApi({ now: () => serverNow() });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-  serverNow = () => START;
-});
-afterAll(() => api.server.close());
+const { api, setup } = useFakeApi();
 
-function setup(options: ClientOptions = {}) {
-  const made = testClient(options);
-  serverNow = () => made.clock.time;
-  return made;
-}
-
-/** The rejection of `promise` (fails the test when it resolves). */
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, but it resolved');
-}
-
-async function invalidParams(promise: PromiseLike<unknown>): Promise<InvalidParamsError> {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(InvalidParamsError);
-  return error as InvalidParamsError;
-}
-
-/** Plain JSON all the way down: no class instances, no Date, clonable and serialisable. */
-function expectPlainJson(value: unknown): void {
-  const walk = (v: unknown, path: string): void => {
-    if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return;
-    if (Array.isArray(v)) {
-      expect(Object.getPrototypeOf(v), path).toBe(Array.prototype);
-      v.forEach((item, i) => walk(item, `${path}[${i}]`));
-      return;
-    }
-    expect(typeof v, path).toBe('object');
-    expect(Object.getPrototypeOf(v), path).toBe(Object.prototype);
-    for (const [key, item] of Object.entries(v as object)) {
-      if (item !== undefined) walk(item, `${path}.${key}`);
-    }
-  };
-  walk(value, '$');
-  expect(structuredClone(value)).toStrictEqual(value);
-  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const base = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
 const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
 const sessionBody = { payment_url: 'https://checkout.payments.test/s/abc?sig=1', info: fixtures.sessionInfo };
@@ -79,33 +24,6 @@ const legacy = {
   cancel_redirect: 'https://shop.example.com/cancel',
   ipn_url: 'https://shop.example.com/ipn',
 };
-
-// Production: live credentials (not test_), https base. The fake API only knows the sandbox
-// set, so production calls go to a route of our own that checks the live signature.
-const LIVE = { merchantKey: 'live_merchant_001', apiKey: 'live_key_001', apiSecret: 'live_secret_001' };
-function productionClient() {
-  return new PaymentsClient({ environment: 'production', ...LIVE, baseUrl: BASE_URL, clock: fakeClock(START) });
-}
-interface LiveSeen { method: string; path: string; env: string | null; signatureValid: boolean; json: unknown }
-function liveRoute(method: 'get' | 'post', path: string, body: Record<string, unknown>) {
-  const seen: LiveSeen[] = [];
-  api.use(
-    http[method](`${BASE_URL}${path}`, async ({ request }) => {
-      const url = new URL(request.url);
-      const raw = method === 'get' ? '' : await request.text();
-      const ts = request.headers.get('x-timestamp') ?? '';
-      seen.push({
-        method: request.method,
-        path: url.pathname + url.search,
-        env: request.headers.get('x-environment'),
-        signatureValid: request.headers.get('x-signature') === expectedSignature(LIVE.apiSecret, ts, request.method, url.pathname + url.search, raw),
-        json: raw ? JSON.parse(raw) : undefined,
-      });
-      return HttpResponse.json(body);
-    }),
-  );
-  return seen;
-}
 
 describe('payments.create', () => {
   test('POSTs the validated params as JSON to /api/v1/payments, signed, and returns data as plain JSON', async () => {
@@ -376,7 +294,7 @@ describe('payments.create params (checked before anything is sent)', () => {
 
 describe('production: ipn_url / webhook_url must be HTTPS', () => {
   test('an https ipn_url passes, signed with the live secret and X-Environment production', async () => {
-    const seen = liveRoute('post', '/api/v1/payments', { ...createBody, data: { ...fixtures.payment, environment: 'production' } });
+    const seen = liveRoute(api, 'post', '/api/v1/payments', { ...createBody, data: { ...fixtures.payment, environment: 'production' } });
     const client = productionClient();
     const params = { ...base, ipn_url: 'https://shop.example.com/ipn', success_redirect: 'http://shop.example.com/thanks' };
     const payment = await client.payments.create(params);
@@ -389,7 +307,7 @@ describe('production: ipn_url / webhook_url must be HTTPS', () => {
     ['ipn_url', { ipn_url: 'http://shop.example.com/ipn' }],
     ['webhook_url', { webhook_url: 'http://shop.example.com/hook' }],
   ])('an http %s is refused before sending', async (field, extra) => {
-    const seen = liveRoute('post', '/api/v1/payments', createBody);
+    const seen = liveRoute(api, 'post', '/api/v1/payments', createBody);
     const client = productionClient();
     const error = await invalidParams(client.payments.create({ ...base, ...extra }));
     expect(Object.keys(error.errors)).toEqual([field]);
@@ -399,7 +317,7 @@ describe('production: ipn_url / webhook_url must be HTTPS', () => {
   });
 
   test('http ipn_url and webhook_url are both listed', async () => {
-    const seen = liveRoute('post', '/api/v1/payments', createBody);
+    const seen = liveRoute(api, 'post', '/api/v1/payments', createBody);
     const client = productionClient();
     const error = await invalidParams(
       client.payments.create({ ...base, ipn_url: 'http://shop.example.com/ipn', webhook_url: 'http://shop.example.com/ipn' }),
@@ -409,7 +327,7 @@ describe('production: ipn_url / webhook_url must be HTTPS', () => {
   });
 
   test('legacy initiate: http ipn_url refused in production, https accepted', async () => {
-    const seen = liveRoute('post', '/api/v1/initiate-payment', { ...sessionBody, info: { ...fixtures.sessionInfo, environment: 'production', is_sandbox: false } });
+    const seen = liveRoute(api, 'post', '/api/v1/initiate-payment', { ...sessionBody, info: { ...fixtures.sessionInfo, environment: 'production', is_sandbox: false } });
     const client = productionClient();
     const error = await invalidParams(client.payments.initiate({ ...legacy, ipn_url: 'http://shop.example.com/ipn' }));
     expect(Object.keys(error.errors)).toEqual(['ipn_url']);
@@ -827,7 +745,6 @@ describe('payments.waitForOutcome', () => {
       return sleep(ms, signal);
     };
     const { client } = setup({ clock });
-    serverNow = () => clock.time;
     const error = await rejection(client.payments.waitForOutcome('TRX123456', { interval: 1_000, signal: controller.signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(clock.sleeps).toEqual([1_000]);

@@ -1,54 +1,11 @@
 // payouts.preview / create / retrieve against the fake API (payouts.list: pagination.test.ts).
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { InternalServerError, InvalidParamsError, ResponseValidationError, UnprocessableEntityError } from '../../src/index.js';
-import type { ClientOptions } from '../../src/index.js';
-import { testClient } from '../support/client.js';
-import { createFakeApi } from '../support/fake-api.js';
+import { describe, expect, test } from 'vitest';
+import { InternalServerError, ResponseValidationError, UnprocessableEntityError } from '../../src/index.js';
+import { expectPlainJson, invalidParams, rejection, UUID } from '../support/assertions.js';
+import { useFakeApi } from '../support/harness.js';
 
-const START = Date.UTC(2026, 10, 22, 12, 0, 0);
-let serverNow = () => START;
-const api = createFakeApi({ now: () => serverNow() });
-beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  api.server.resetHandlers();
-  api.seen.length = 0;
-  serverNow = () => START;
-});
-afterAll(() => api.server.close());
+const { api, setup } = useFakeApi();
 
-function setup(options: ClientOptions = {}) {
-  const made = testClient(options);
-  serverNow = () => made.clock.time;
-  return made;
-}
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to reject, but it resolved');
-}
-
-async function invalidParams(promise: PromiseLike<unknown>): Promise<InvalidParamsError> {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(InvalidParamsError);
-  return error as InvalidParamsError;
-}
-
-function expectPlainJson(value: unknown): void {
-  const walk = (v: unknown, path: string): void => {
-    if (v === null || typeof v !== 'object') return;
-    expect(Object.getPrototypeOf(v), path).toBe(Array.isArray(v) ? Array.prototype : Object.prototype);
-    for (const [key, item] of Object.entries(v)) walk(item, `${path}.${key}`);
-  };
-  walk(value, '$');
-  expect(structuredClone(value)).toStrictEqual(value);
-  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAYOUT_ID = '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
 const payout = { id: PAYOUT_ID, amount: 100, fee: 1.5, status: 'SUCCESS', destination: '255712345678' };
 const preview = { amount: 100, fee: 1.5, payable_amount: 98.5 };

@@ -6,6 +6,8 @@ import { http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 
 export const BASE_URL = 'https://api.payments.test';
+/** Where every fake clock starts, and the fake server's time until a client says otherwise. */
+export const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 export const CREDENTIALS = {
   merchantKey: 'test_merchant_001',
   apiKey: 'test_key_001',
@@ -89,7 +91,7 @@ export function createFakeApi(options: { secret?: string; now?: () => number } =
 }
 
 /** A clock that never really waits: sleeps advance `now` and are recorded. */
-export function fakeClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)) {
+export function fakeClock(start = START) {
   const clock = {
     time: start,
     sleeps: [] as number[],
