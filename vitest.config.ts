@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name: test them against the source, not a stale dist/.
+    alias: [
+      { find: /^business-payments$/, replacement: src('index.ts') },
+      { find: /^business-payments\/webhooks$/, replacement: src('webhooks.ts') },
+      { find: /^business-payments\/testing$/, replacement: src('testing.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
