@@ -1,0 +1,44 @@
+// GET /api/v1/balance and GET /api/v1/site-info.
+import type { ApiRequest, Ctx } from './context.js';
+import { SITE_API_VERSION } from './defaults.js';
+import { json } from './util.js';
+
+/** Balances of the merchant's supported currencies that have an active wallet. */
+export function getBalance(_ctx: Ctx, req: ApiRequest): Response {
+  const { merchant, environment } = req.caller;
+  const data = Object.entries(merchant.currencies)
+    .filter(([, wallet]) => wallet.wallet)
+    .map(([currency, wallet]) => ({ currency, balance: wallet.balance }));
+  return json(200, { status: 'success', environment, data });
+}
+
+/** Every field of the spec's Site info. */
+export function getSiteInfo(_ctx: Ctx, req: ApiRequest): Response {
+  const base = req.caller.base;
+  return json(200, {
+    site_name: 'Business Payments Sandbox',
+    site_logo: `${base}/assets/logo.svg`,
+    site_url: base,
+    gateway_name: 'Business Payments',
+    gateway_description: 'Hosted checkout and mobile-money USSD push for businesses (simulated service).',
+    features: {
+      ssl_secured: 'SSL Secured',
+      instant_processing: 'Instant Processing',
+      global_support: 'Global Support',
+      mobile_ready: 'Mobile Ready',
+    },
+    environments: {
+      production: 'Live payments with real money; needs an approved business.',
+      sandbox: 'Test payments with no real money; available before approval.',
+    },
+    api_version: SITE_API_VERSION,
+    status: 'operational',
+  });
+}
+
+/** The logo site_logo points at. */
+export function logo(): Response {
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1a7f37"/><text x="32" y="41" font-family="sans-serif" font-size="26" fill="#fff" text-anchor="middle">BP</text></svg>';
+  return new Response(svg, { headers: { 'Content-Type': 'image/svg+xml' } });
+}

@@ -1,0 +1,209 @@
+// GET /api/v1/openapi.json: an OpenAPI 3.1 description of every route the service answers.
+import { SITE_API_VERSION } from './defaults.js';
+
+/** Every /api/v1 route: method, path (OpenAPI form), operationId, summary. */
+export const API_ROUTES = [
+  ['post', '/api/v1/payments', 'createPayment', 'Create payment (hosted checkout or USSD push)'],
+  ['get', '/api/v1/payments', 'listPayments', 'List payments of the authenticated environment'],
+  ['get', '/api/v1/payments/{trx_id}', 'getPayment', 'Get one payment'],
+  ['post', '/api/v1/payments/{trx_id}/push', 'pushPayment', 'Trigger USSD push for a pending payment'],
+  ['get', '/api/v1/balance', 'getBalance', 'Wallet balances'],
+  ['post', '/api/v1/initiate-payment', 'initiatePayment', 'Legacy alias of POST /api/v1/payments'],
+  ['get', '/api/v1/verify-payment/{trxId}', 'verifyPayment', 'Verify a transaction'],
+  ['get', '/api/v1/site-info', 'getSiteInfo', 'Gateway branding and environment labels'],
+  ['post', '/api/v1/payouts/preview', 'previewPayout', 'Payout fee preview'],
+  ['post', '/api/v1/payouts', 'createPayout', 'Create payout'],
+  ['get', '/api/v1/payouts', 'listPayouts', 'List payouts of the business'],
+  ['get', '/api/v1/payouts/{id}', 'getPayout', 'Get payout by UUID'],
+  ['post', '/api/v1/billing/plans', 'createBillingPlan', 'Create billing plan'],
+  ['post', '/api/v1/billing/subscriptions', 'createBillingSubscription', 'Create subscription with consent'],
+  ['get', '/api/v1/billing/invoices', 'listBillingInvoices', 'List invoices'],
+  ['get', '/api/v1/openapi.json', 'getOpenApi', 'This document'],
+] as const;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
+const str = { type: 'string' };
+const num = { type: 'number' };
+const nullableStr = { type: ['string', 'null'] };
+const money = { type: 'object', required: ['value', 'currency'], properties: { value: num, currency: str } };
+
+const CREATE_ROUTES = new Set(['createPayment', 'initiatePayment', 'createPayout', 'createBillingPlan', 'createBillingSubscription']);
+
+const REQUEST_BODIES: Record<string, string> = {
+  createPayment: 'PaymentCreateRequest',
+  initiatePayment: 'PaymentInitiateRequest',
+  pushPayment: 'PaymentPushRequest',
+  previewPayout: 'PayoutPreviewRequest',
+  createPayout: 'PayoutCreateRequest',
+  createBillingPlan: 'PlanCreateRequest',
+  createBillingSubscription: 'SubscriptionCreateRequest',
+};
+
+const RESPONSES: Record<string, unknown> = {
+  createPayment: ref('PaymentCreateResponse'),
+  listPayments: ref('PaymentList'),
+  getPayment: { type: 'object', properties: { status: str, data: ref('PaymentRecord') } },
+  pushPayment: { type: 'object', properties: { status: str, message: str, data: { type: 'object' } } },
+  getBalance: { type: 'object', properties: { status: str, data: { type: 'array', items: ref('WalletBalance') } } },
+  initiatePayment: ref('PaymentSession'),
+  verifyPayment: ref('VerifiedTransaction'),
+  getSiteInfo: ref('SiteInfo'),
+  previewPayout: ref('PayoutPreview'),
+  createPayout: { type: 'object', properties: { status: str, data: ref('Payout') } },
+  listPayouts: { type: 'object', properties: { data: { type: 'array', items: ref('Payout') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, has_more: { type: 'boolean' } } },
+  getPayout: { type: 'object', properties: { status: str, data: ref('Payout') } },
+  createBillingPlan: { type: 'object', properties: { status: str, data: ref('Plan') } },
+  createBillingSubscription: { type: 'object', properties: { status: str, data: ref('Subscription') } },
+  listBillingInvoices: { type: 'object', properties: { data: { type: 'array', items: ref('Invoice') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, has_more: { type: 'boolean' } } },
+  getOpenApi: { type: 'object' },
+};
+
+const QUERY: Record<string, Array<[string, unknown]>> = {
+  listPayments: [['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }], ['status', { type: 'string', enum: ['pending', 'success', 'failed'] }], ['merchant_ref', str]],
+  listPayouts: [['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }]],
+  listBillingInvoices: [['subscription', { type: 'string', pattern: '^sub_' }], ['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }]],
+};
+
+const paymentFields = {
+  payment_amount: { type: 'number', minimum: 1 },
+  currency_code: { type: 'string', pattern: '^[A-Z]{3}$' },
+  ref_trx: { type: 'string', maxLength: 60 },
+  success_redirect: { type: 'string', format: 'uri' },
+  cancel_redirect: { type: 'string', format: 'uri' },
+  ipn_url: { type: 'string', format: 'uri' },
+  description: str,
+  customer_name: { type: 'string', maxLength: 100 },
+  customer_email: { type: 'string', format: 'email', maxLength: 100 },
+  customer_phone: { type: 'string', pattern: '^\\+?[1-9]\\d{7,14}$' },
+  payment_mode: { type: 'string', enum: ['hosted', 'push'], default: 'hosted' },
+  allow_payment_methods: { oneOf: [str, { type: 'array', items: str }] },
+};
+
+const schemas = {
+  Error: { type: 'object', required: ['error', 'message'], properties: { error: str, message: str, errors: { type: 'object', additionalProperties: { type: 'array', items: str } } } },
+  PaymentCreateRequest: { type: 'object', required: ['payment_amount', 'currency_code', 'ref_trx'], properties: { ...paymentFields, webhook_url: { type: 'string', format: 'uri' } } },
+  PaymentInitiateRequest: { type: 'object', required: ['payment_amount', 'currency_code', 'ref_trx', 'success_redirect', 'cancel_redirect', 'ipn_url'], properties: paymentFields },
+  PaymentPushRequest: { type: 'object', properties: { customer_phone: paymentFields.customer_phone } },
+  Payment: {
+    type: 'object',
+    required: ['trx_id', 'merchant_ref', 'amount', 'currency', 'status', 'checkout_url', 'expires_at', 'environment'],
+    properties: { trx_id: str, merchant_ref: str, amount: num, currency: str, status: { type: 'string', enum: ['pending', 'success', 'failed'] }, checkout_url: nullableStr, expires_at: { type: 'string', format: 'date-time' }, environment: { type: 'string', enum: ['sandbox', 'production'] } },
+  },
+  PaymentCreateResponse: { type: 'object', required: ['status', 'trx_id', 'payment_url', 'data'], properties: { status: { const: 'success' }, trx_id: str, payment_url: nullableStr, data: ref('Payment') } },
+  PaymentSession: {
+    type: 'object',
+    required: ['payment_url', 'info'],
+    properties: {
+      payment_url: str,
+      info: {
+        type: 'object',
+        properties: {
+          ref_trx: str, description: nullableStr, ipn_url: str, cancel_redirect: str, success_redirect: str, customer_name: nullableStr, customer_email: nullableStr,
+          merchant_id: { type: 'integer' }, merchant_name: str, amount: num, currency_code: str, environment: str, is_sandbox: { type: 'boolean' },
+          allow_payment_methods: { type: 'array', items: str }, merchant_payment_methods_restricted: { type: 'boolean' },
+          merchant_payment_method_ids: { type: 'array', items: { type: 'integer' } }, merchant_payment_method_codes: { type: 'array', items: str },
+        },
+      },
+      data: { type: 'object', properties: { trx_id: str, checkout_url: nullableStr } },
+    },
+  },
+  PaymentRecord: { type: 'object', properties: { trx_id: str, merchant_ref: str, amount: num, fee: num, net_amount: num, currency: str, status: str, payment_mode: str, environment: str, description: nullableStr, customer: { type: 'object' }, gateway: nullableStr, checkout_url: nullableStr, expires_at: str, failure_reason: nullableStr, created_at: str, updated_at: str } },
+  PaymentList: { type: 'object', properties: { data: { type: 'array', items: ref('PaymentRecord') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, has_more: { type: 'boolean' } } },
+  VerifiedTransaction: {
+    type: 'object',
+    required: ['status', 'trx_id', 'amount', 'fee', 'currency', 'net_amount', 'customer', 'description', 'created_at', 'updated_at'],
+    properties: { status: { type: 'string', enum: ['pending', 'success', 'failed'] }, trx_id: str, amount: num, fee: num, currency: str, net_amount: num, customer: { type: 'object', properties: { name: nullableStr, email: nullableStr } }, description: nullableStr, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+  },
+  SiteInfo: {
+    type: 'object',
+    properties: {
+      site_name: str, site_logo: str, site_url: str, gateway_name: str, gateway_description: str,
+      features: { type: 'object', properties: { ssl_secured: str, instant_processing: str, global_support: str, mobile_ready: str } },
+      environments: { type: 'object', properties: { production: str, sandbox: str } },
+      api_version: str, status: str,
+    },
+  },
+  WalletBalance: { type: 'object', properties: { currency: str, balance: num } },
+  PayoutPreviewRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0 } } },
+  PayoutCreateRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0 }, destination: str } },
+  PayoutPreview: { type: 'object', required: ['amount', 'fee', 'payable_amount'], properties: { amount: num, fee: num, payable_amount: num, currency: str } },
+  Payout: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, amount: num, fee: num, payable_amount: num, currency: str, destination: str, status: { type: 'string', enum: ['SUCCESS', 'INPROGRESS', 'AMBIGUOUS', 'FAILED'] }, environment: str, created_at: str, updated_at: str } },
+  PlanCreateRequest: { type: 'object', required: ['name', 'amount'], properties: { plan_code: str, name: str, description: str, amount: { type: 'number', minimum: 1 }, currency: { type: 'string', default: 'TZS' }, interval: { type: 'string', enum: ['day', 'week', 'month', 'year'], default: 'month' }, interval_count: { type: 'integer', minimum: 1, default: 1 } } },
+  Plan: { type: 'object', properties: { plan_code: str, name: str, description: nullableStr, amount: num, currency: str, interval: str, interval_count: { type: 'integer' }, status: str, environment: str, created_at: str } },
+  SubscriptionCreateRequest: { type: 'object', required: ['plan_code', 'customer_phone', 'terms_shown'], properties: { plan_code: str, customer_phone: { type: 'string', pattern: '^\\+?255[67]\\d{8}$' }, terms_shown: str, webhook_url: { type: 'string', format: 'uri' } } },
+  Subscription: { type: 'object', properties: { id: { type: 'string', pattern: '^sub_' }, plan_code: str, status: { type: 'string', enum: ['pending', 'active', 'past_due', 'suspended'] }, customer_phone: str, webhook_url: nullableStr, consent: { type: 'object' }, amount: num, currency: str, current_period_start: nullableStr, current_period_end: nullableStr, latest_invoice: nullableStr, environment: str, created_at: str, updated_at: str } },
+  Invoice: { type: 'object', properties: { id: str, subscription: str, plan_code: str, amount: num, currency: str, fee: num, net_amount: num, status: { type: 'string', enum: ['open', 'paid', 'uncollectible'] }, attempt_count: { type: 'integer' }, next_attempt_at: nullableStr, failure_reason: nullableStr, period_start: str, period_end: str, paid_at: nullableStr, environment: str, created_at: str, updated_at: str } },
+  WebhookEvent: {
+    type: 'object',
+    required: ['id', 'type', 'api_version', 'created_at', 'data'],
+    properties: {
+      id: { type: 'string', pattern: '^evt_' }, type: str, api_version: str, created_at: str,
+      data: { type: 'object', properties: { trx_id: str, merchant_ref: str, status: str, amount: money, settlement: { type: 'object', properties: { gross: money, fees: money, net: money } }, customer: { type: 'object', properties: { name: nullableStr, email: nullableStr, phone: nullableStr } }, environment: str } },
+    },
+  },
+};
+
+const errorResponses = {
+  '401': { description: 'Invalid API credentials', content: jsonContent(ref('Error')) },
+  '403': { description: 'Merchant Pending Approval (production), or merchant blocked', content: jsonContent(ref('Error')) },
+  '404': { description: 'Not Found', content: jsonContent(ref('Error')) },
+  '422': { description: 'Validation failed, or a decision-order rule', content: jsonContent(ref('Error')) },
+  '429': { description: 'Too Many Requests (see Retry-After)', content: jsonContent(ref('Error')) },
+};
+
+/** The OpenAPI document, with `server` as the base address. */
+export function openApiDocument(server: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [method, path, operationId, summary] of API_ROUTES) {
+    const parameters: unknown[] = [];
+    for (const name of path.match(/\{(\w+)\}/g) ?? []) {
+      const param = name.slice(1, -1);
+      parameters.push({ name: param, in: 'path', required: true, schema: param === 'id' ? { type: 'string', format: 'uuid' } : str });
+    }
+    for (const [name, schema] of QUERY[operationId] ?? []) parameters.push({ name, in: 'query', required: false, schema });
+    if (CREATE_ROUTES.has(operationId)) {
+      parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 64 }, description: 'Replays the stored response for 24 h.' });
+    }
+    const operation: Record<string, unknown> = {
+      operationId,
+      summary,
+      parameters,
+      responses: { '200': { description: 'OK', content: jsonContent(RESPONSES[operationId] ?? { type: 'object' }) }, ...errorResponses },
+    };
+    const body = REQUEST_BODIES[operationId];
+    if (body) operation.requestBody = { required: operationId !== 'pushPayment', content: jsonContent(ref(body)) };
+    (paths[path] ??= {})[method] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Business Payments API (simulated)',
+      version: SITE_API_VERSION,
+      description:
+        'Merchant payment API: hosted checkout and mobile-money USSD push, verification, balance, payouts, recurring billing, signed webhooks. Served by business-payments/testing createMockService.',
+    },
+    servers: [{ url: server }],
+    security: [{ merchantKey: [], apiKey: [], environment: [], timestamp: [], signature: [] }],
+    paths,
+    webhooks: {
+      paymentEvent: {
+        post: {
+          summary: 'Signed event delivery (X-<Brand>-Event, X-<Brand>-Timestamp, X-<Brand>-Signature = hex HMAC-SHA256(webhook secret, "<timestamp>.<body>"))',
+          requestBody: { content: jsonContent(ref('WebhookEvent')) },
+          responses: { '200': { description: 'Any 2xx acknowledges the delivery' } },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        merchantKey: { type: 'apiKey', in: 'header', name: 'X-Merchant-Key', description: 'Business ID (alias header X-Business-Key)' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        environment: { type: 'apiKey', in: 'header', name: 'X-Environment', description: 'sandbox or production' },
+        timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'Unix seconds, within 300 s of the server clock' },
+        signature: { type: 'apiKey', in: 'header', name: 'X-Signature', description: 'sha256=<hex HMAC-SHA256(API secret, "<ts>.<METHOD>.<path_with_query>.<raw_body>")>' },
+      },
+    },
+  };
+}

@@ -1,0 +1,472 @@
+// Payments: create (POST /payments and the legacy /initiate-payment), list, get, push,
+// verify; the runtime decision order; settlement and its webhooks.
+import type { ApiRequest, Ctx, Environment } from './context.js';
+import { FEES, TIMING } from './defaults.js';
+import { pushOutcome } from './push.js';
+import type { MockGateway, MockMerchant } from './types.js';
+import {
+  attr,
+  errorResponse,
+  FieldErrors,
+  hmacHex,
+  isHttpUrl,
+  isoUtc,
+  json,
+  MOBILE,
+  digits,
+  page,
+  pageParams,
+  round2,
+  trxId as newTrxId,
+  validationFailed,
+} from './util.js';
+
+/** A payment as the service keeps it (the values of `state.payments`). */
+export interface PaymentRow {
+  trx_id: string;
+  merchant_id: number;
+  environment: Environment;
+  merchant_ref: string;
+  amount: number;
+  currency: string;
+  status: 'pending' | 'success' | 'failed';
+  payment_mode: 'hosted' | 'push';
+  description: string | null;
+  customer: { name: string | null; email: string | null; phone: string | null };
+  /** Webhook target: ipn_url, webhook_url or the merchant's default URL at creation. */
+  ipn_url: string | null;
+  success_redirect: string;
+  cancel_redirect: string;
+  /** The request's allow_payment_methods filter, as a list. */
+  allow_payment_methods: string[];
+  merchant_payment_methods_restricted: boolean;
+  /** Gateways eligible for the currency before the request's filter (decision step 5). */
+  merchant_payment_method_ids: number[];
+  /** Codes left after allow_payment_methods (step 6): what hosted checkout offers. */
+  merchant_payment_method_codes: string[];
+  /** Gateway code that settled the payment. */
+  gateway: string | null;
+  fee: number;
+  net_amount: number;
+  /** Signed, time-limited hosted checkout link. */
+  payment_url: string;
+  /** The checkout link in hosted mode, null for a push payment created on /payments. */
+  checkout_url: string | null;
+  expires_at: string;
+  failure_reason: string | null;
+  failure_message: string | null;
+  push_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The request's allow_payment_methods as a list of keywords (errors go to `errors`). */
+function readAllowList(value: unknown, errors: FieldErrors): string[] {
+  if (!present(value)) return [];
+  if (typeof value === 'string') return value.split(',').map((k) => k.trim()).filter(Boolean);
+  if (Array.isArray(value)) {
+    const out: string[] = [];
+    value.forEach((item, i) => {
+      if (typeof item !== 'string' || item.trim() === '') errors.add(`allow_payment_methods.${i}`, `The allow payment methods.${i} must be a non-empty string.`);
+      else out.push(item.trim());
+    });
+    return out;
+  }
+  errors.add('allow_payment_methods', 'The allow payment methods must be a comma-separated string or an array of strings.');
+  return [];
+}
+
+function checkUrl(body: Record<string, unknown>, field: string, errors: FieldErrors, opts: { required: boolean; https: boolean }): string | null {
+  const value = body[field];
+  if (!present(value)) {
+    if (opts.required) errors.add(field, `The ${attr(field)} field is required.`);
+    return null;
+  }
+  if (!isHttpUrl(value)) {
+    errors.add(field, `The ${attr(field)} must be a valid URL.`);
+    return null;
+  }
+  if (opts.https && !value.toLowerCase().startsWith('https://')) {
+    errors.add(field, `The ${attr(field)} must use https in production.`);
+    return null;
+  }
+  return value;
+}
+
+function checkString(body: Record<string, unknown>, field: string, errors: FieldErrors, max?: number): string | null {
+  const value = body[field];
+  if (!present(value)) return null;
+  if (typeof value !== 'string') {
+    errors.add(field, `The ${attr(field)} must be a string.`);
+    return null;
+  }
+  if (max !== undefined && value.length > max) {
+    errors.add(field, `The ${attr(field)} may not be greater than ${max} characters.`);
+    return null;
+  }
+  return value;
+}
+
+/** Gateways eligible for `currency` (decision step 5). */
+export function eligibleGateways(merchant: MockMerchant, gateways: MockGateway[], currency: string): { restricted: boolean; list: MockGateway[] } {
+  const restricted = merchant.selectedGatewayIds.length > 0;
+  const list = gateways.filter(
+    (g) => g.active && g.currency === currency && (!restricted || merchant.selectedGatewayIds.includes(g.id)),
+  );
+  return { restricted, list };
+}
+
+/** allow_payment_methods: case-insensitive keyword in the gateway's name or code (step 6). */
+export function narrowGateways(list: MockGateway[], keywords: string[]): MockGateway[] {
+  if (keywords.length === 0) return list;
+  const lower = keywords.map((k) => k.toLowerCase());
+  return list.filter((g) => lower.some((k) => g.code.toLowerCase().includes(k) || g.name.toLowerCase().includes(k)));
+}
+
+/** The signed, time-limited hosted checkout link of a payment. */
+export async function checkoutLink(ctx: Ctx, base: string, trx: string, expiresMs: number): Promise<string> {
+  const expires = Math.floor(expiresMs / 1000);
+  const signature = await hmacHex(ctx.checkoutKey, `${trx}.${expires}`);
+  return `${base}/checkout/${encodeURIComponent(trx)}?expires=${expires}&signature=${signature}`;
+}
+
+/** POST /api/v1/payments (legacy = false) and POST /api/v1/initiate-payment (legacy = true). */
+export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean): Promise<Response> {
+  const { caller, body } = req;
+  const { merchant, environment } = caller;
+  const production = environment === 'production';
+  const errors = new FieldErrors();
+
+  // Validation: every failing field at once.
+  const amount = body.payment_amount;
+  if (!present(amount)) errors.add('payment_amount', 'The payment amount field is required.');
+  else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('payment_amount', 'The payment amount must be a number.');
+  else if (amount < 1) errors.add('payment_amount', 'The payment amount must be at least 1.00.');
+
+  const currency = body.currency_code;
+  if (!present(currency)) errors.add('currency_code', 'The currency code field is required.');
+  else if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+    errors.add('currency_code', 'The currency code must be a 3-letter upper-case code, e.g. USD.');
+  }
+
+  const ref = body.ref_trx;
+  if (!present(ref)) errors.add('ref_trx', 'The ref trx field is required.');
+  else if (typeof ref !== 'string') errors.add('ref_trx', 'The ref trx must be a string.');
+  else if (ref.length > 60) errors.add('ref_trx', 'The ref trx may not be greater than 60 characters.');
+
+  const successRedirect = checkUrl(body, 'success_redirect', errors, { required: legacy, https: false });
+  const cancelRedirect = checkUrl(body, 'cancel_redirect', errors, { required: legacy, https: false });
+  const ipnUrl = checkUrl(body, 'ipn_url', errors, { required: legacy, https: production });
+  const webhookUrl = legacy ? null : checkUrl(body, 'webhook_url', errors, { required: false, https: production });
+  if (!legacy) {
+    if (ipnUrl && webhookUrl && ipnUrl !== webhookUrl) {
+      errors.add('webhook_url', 'The webhook url is a synonym of ipn url: give one of them, or the same URL in both.');
+    }
+    if (!present(body.ipn_url) && !present(body.webhook_url) && !merchant.defaultWebhookUrl) {
+      errors.add('ipn_url', 'The ipn url field is required when no default webhook URL is set on API Config.');
+    }
+  }
+
+  const description = checkString(body, 'description', errors);
+  const customerName = checkString(body, 'customer_name', errors, 100);
+  const customerEmail = checkString(body, 'customer_email', errors, 100);
+  if (customerEmail !== null && !EMAIL.test(customerEmail)) {
+    errors.add('customer_email', 'The customer email must be a valid email address.');
+  }
+
+  let mode: 'hosted' | 'push' = 'hosted';
+  if (present(body.payment_mode)) {
+    if (body.payment_mode === 'hosted' || body.payment_mode === 'push') mode = body.payment_mode;
+    else errors.add('payment_mode', 'The selected payment mode is invalid (hosted or push).');
+  }
+
+  let phone: string | null = null;
+  if (!present(body.customer_phone)) {
+    if (mode === 'push') errors.add('customer_phone', 'The customer phone field is required when payment mode is push.');
+  } else if (typeof body.customer_phone !== 'string' || !MOBILE.test(body.customer_phone)) {
+    errors.add('customer_phone', 'The customer phone must be a mobile number in international digits form, e.g. 255712345678.');
+  } else {
+    phone = digits(body.customer_phone);
+  }
+
+  const allow = readAllowList(body.allow_payment_methods, errors);
+
+  if (errors.has()) return validationFailed(errors.map);
+  const currencyCode = currency as string;
+
+  // Runtime decision order (authentication and merchant availability already passed).
+  const wallet = merchant.currencies[currencyCode];
+  if (!wallet) {
+    const supported = Object.keys(merchant.currencies).join(', ') || 'none';
+    return errorResponse(422, 'Currency is not enabled for this merchant', `${currencyCode} is not in this merchant's supported currencies (${supported}).`);
+  }
+  if (!wallet.wallet) {
+    return errorResponse(
+      422,
+      'Receiver wallet for this currency is not available',
+      `The merchant has no active ${currencyCode} wallet to receive this payment.`,
+    );
+  }
+  const { restricted, list: eligible } = eligibleGateways(merchant, ctx.state.gateways, currencyCode);
+  if (eligible.length === 0) {
+    return errorResponse(
+      422,
+      'No payment method available',
+      restricted
+        ? `None of the gateways selected on API Config serves ${currencyCode}.`
+        : `No active gateway serves ${currencyCode}.`,
+    );
+  }
+  const offered = narrowGateways(eligible, allow);
+  if (offered.length === 0) {
+    return errorResponse(
+      422,
+      'No payment method matches allow_payment_methods',
+      `allow_payment_methods (${allow.join(', ')}) matches none of the ${currencyCode} gateways this merchant can offer (${eligible.map((g) => g.code).join(', ')}).`,
+    );
+  }
+
+  const now = ctx.now();
+  const trx = newTrxId();
+  const expiresMs = now + TIMING.checkoutLifetimeMs;
+  const link = await checkoutLink(ctx, caller.base, trx, expiresMs);
+  const row: PaymentRow = {
+    trx_id: trx,
+    merchant_id: merchant.id,
+    environment,
+    merchant_ref: ref as string,
+    amount: amount as number,
+    currency: currencyCode,
+    status: 'pending',
+    payment_mode: mode,
+    description,
+    customer: { name: customerName, email: customerEmail, phone },
+    ipn_url: ipnUrl ?? webhookUrl ?? merchant.defaultWebhookUrl,
+    success_redirect: successRedirect ?? merchant.siteUrl,
+    cancel_redirect: cancelRedirect ?? merchant.siteUrl,
+    allow_payment_methods: allow,
+    merchant_payment_methods_restricted: restricted,
+    merchant_payment_method_ids: eligible.map((g) => g.id),
+    merchant_payment_method_codes: offered.map((g) => g.code),
+    gateway: null,
+    fee: 0,
+    net_amount: 0,
+    payment_url: link,
+    checkout_url: mode === 'hosted' || legacy ? link : null,
+    expires_at: isoUtc(expiresMs),
+    failure_reason: null,
+    failure_message: null,
+    push_count: 0,
+    created_at: isoUtc(now),
+    updated_at: isoUtc(now),
+  };
+  ctx.state.payments.set(trx, row as unknown as Record<string, unknown>);
+  if (mode === 'push') startPush(ctx, row, phone!);
+
+  if (legacy) {
+    return json(200, {
+      payment_url: link,
+      info: {
+        ref_trx: row.merchant_ref,
+        description: row.description,
+        ipn_url: row.ipn_url,
+        cancel_redirect: row.cancel_redirect,
+        success_redirect: row.success_redirect,
+        customer_name: row.customer.name,
+        customer_email: row.customer.email,
+        merchant_id: merchant.id,
+        merchant_name: merchant.name,
+        amount: row.amount,
+        currency_code: row.currency,
+        environment,
+        is_sandbox: environment === 'sandbox',
+        allow_payment_methods: row.allow_payment_methods,
+        merchant_payment_methods_restricted: restricted,
+        merchant_payment_method_ids: row.merchant_payment_method_ids,
+        merchant_payment_method_codes: row.merchant_payment_method_codes,
+      },
+      data: { trx_id: trx, checkout_url: row.checkout_url },
+    });
+  }
+  return json(200, {
+    status: 'success',
+    trx_id: trx,
+    payment_url: row.checkout_url,
+    data: {
+      trx_id: trx,
+      merchant_ref: row.merchant_ref,
+      amount: row.amount,
+      currency: row.currency,
+      status: 'pending',
+      checkout_url: row.checkout_url,
+      expires_at: row.expires_at,
+      environment,
+    },
+  });
+}
+
+/** Rings the customer's phone; the outcome lands after the simulated answer time. */
+function startPush(ctx: Ctx, row: PaymentRow, phone: string): void {
+  row.push_count += 1;
+  const outcome = pushOutcome(phone);
+  ctx.scheduler.after(ctx.scaled(outcome.delayMs), `push ${row.trx_id}`, () => {
+    settlePayment(ctx, row.trx_id, outcome.result, { reason: outcome.reason, message: outcome.message });
+  });
+}
+
+/**
+ * Settles a pending payment (success or failed), credits the wallet on success and queues
+ * payment.completed / payment.failed. Returns false when the payment is not pending.
+ */
+export function settlePayment(
+  ctx: Ctx,
+  trx: string,
+  result: 'success' | 'failed',
+  detail: { reason?: string | null; message?: string | null; gateway?: string | null } = {},
+): boolean {
+  const row = ctx.state.payments.get(trx) as PaymentRow | undefined;
+  if (!row || row.status !== 'pending') return false;
+  const now = ctx.now();
+  row.status = result;
+  row.updated_at = isoUtc(now);
+  row.gateway = detail.gateway ?? row.merchant_payment_method_codes[0] ?? null;
+  const merchant = ctx.state.merchants.find((m) => m.id === row.merchant_id);
+  if (result === 'success') {
+    row.fee = round2(row.amount * FEES.paymentRate);
+    row.net_amount = round2(row.amount - row.fee);
+    const wallet = merchant?.currencies[row.currency];
+    if (wallet) wallet.balance = round2(wallet.balance + row.net_amount);
+  } else {
+    row.failure_reason = detail.reason ?? 'FAILED';
+    row.failure_message = detail.message ?? 'The payment failed.';
+  }
+  if (merchant) {
+    const money = (value: number) => ({ value, currency: row.currency });
+    ctx.emit({
+      merchant,
+      environment: row.environment,
+      type: result === 'success' ? 'payment.completed' : 'payment.failed',
+      url: row.ipn_url,
+      data: {
+        trx_id: row.trx_id,
+        merchant_ref: row.merchant_ref,
+        status: result === 'success' ? 'completed' : 'failed',
+        amount: money(row.amount),
+        settlement: { gross: money(row.amount), fees: money(row.fee), net: money(row.net_amount) },
+        customer: { name: row.customer.name, email: row.customer.email, phone: row.customer.phone },
+        environment: row.environment,
+      },
+    });
+  }
+  return true;
+}
+
+/** A payment of the caller (own merchant, same environment), else undefined. */
+function ownPayment(ctx: Ctx, req: ApiRequest, trx: string): PaymentRow | undefined {
+  const row = ctx.state.payments.get(trx) as PaymentRow | undefined;
+  if (!row || row.merchant_id !== req.caller.merchant.id || row.environment !== req.caller.environment) return undefined;
+  return row;
+}
+
+const notFound = (trx: string, environment: string) =>
+  errorResponse(404, 'Not Found', `No payment ${JSON.stringify(trx)} for this merchant in the ${environment} environment.`);
+
+/** The public view of a payment (GET /payments/{trx_id} and the list). */
+export function paymentView(row: PaymentRow) {
+  return {
+    trx_id: row.trx_id,
+    merchant_ref: row.merchant_ref,
+    amount: row.amount,
+    fee: row.fee,
+    net_amount: row.net_amount,
+    currency: row.currency,
+    status: row.status,
+    payment_mode: row.payment_mode,
+    environment: row.environment,
+    description: row.description,
+    customer: { ...row.customer },
+    gateway: row.gateway,
+    checkout_url: row.checkout_url,
+    expires_at: row.expires_at,
+    failure_reason: row.failure_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** GET /api/v1/payments */
+export function listPayments(ctx: Ctx, req: ApiRequest): Response {
+  const errors = new FieldErrors();
+  const { limit, offset } = pageParams(req.query, errors);
+  const status = req.query.get('status');
+  if (status !== null && status !== '' && !['pending', 'success', 'failed'].includes(status)) {
+    errors.add('status', 'The selected status is invalid (pending, success or failed).');
+  }
+  if (errors.has()) return validationFailed(errors.map);
+  const ref = req.query.get('merchant_ref');
+  const rows = [...ctx.state.payments.values()]
+    .map((r) => r as unknown as PaymentRow)
+    .filter((r) => r.merchant_id === req.caller.merchant.id && r.environment === req.caller.environment)
+    .filter((r) => !status || r.status === status)
+    .filter((r) => !ref || r.merchant_ref === ref)
+    .reverse(); // newest first
+  return json(200, page(rows.map(paymentView), limit, offset));
+}
+
+/** GET /api/v1/payments/{trx_id} */
+export function getPayment(ctx: Ctx, req: ApiRequest): Response {
+  const row = ownPayment(ctx, req, req.params.trx_id!);
+  if (!row) return notFound(req.params.trx_id!, req.caller.environment);
+  return json(200, { status: 'success', data: paymentView(row) });
+}
+
+/** POST /api/v1/payments/{trx_id}/push */
+export function pushPayment(ctx: Ctx, req: ApiRequest): Response {
+  const row = ownPayment(ctx, req, req.params.trx_id!);
+  if (!row) return notFound(req.params.trx_id!, req.caller.environment);
+  if (row.status !== 'pending') {
+    return errorResponse(422, 'Payment is not pending', `Payment ${row.trx_id} is already ${row.status}; a USSD push applies to a pending payment only.`);
+  }
+  const given = req.body.customer_phone;
+  const errors = new FieldErrors();
+  let phone = row.customer.phone;
+  if (present(given)) {
+    if (typeof given !== 'string' || !MOBILE.test(given)) {
+      errors.add('customer_phone', 'The customer phone must be a mobile number in international digits form, e.g. 255712345678.');
+    } else {
+      phone = digits(given);
+    }
+  } else if (!phone) {
+    errors.add('customer_phone', 'The customer phone field is required: the payment has no phone number from its creation.');
+  }
+  if (errors.has()) return validationFailed(errors.map);
+  row.customer.phone = phone;
+  row.updated_at = isoUtc(ctx.now());
+  startPush(ctx, row, phone!);
+  return json(200, {
+    status: 'success',
+    message: 'USSD push sent; the customer approves it with their PIN.',
+    data: { trx_id: row.trx_id, status: row.status, customer_phone: phone, push_count: row.push_count },
+  });
+}
+
+/** GET /api/v1/verify-payment/{trxId}: the spec's Verified transaction shape. */
+export function verifyPayment(ctx: Ctx, req: ApiRequest): Response {
+  const row = ownPayment(ctx, req, req.params.trxId!);
+  if (!row) return notFound(req.params.trxId!, req.caller.environment);
+  return json(200, {
+    status: row.status,
+    trx_id: row.trx_id,
+    amount: row.amount,
+    fee: row.fee,
+    currency: row.currency,
+    net_amount: row.net_amount,
+    customer: { name: row.customer.name, email: row.customer.email },
+    description: row.description,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  });
+}

@@ -1,0 +1,175 @@
+// Public shapes of the simulated service (`createMockService`). The service is a second,
+// independent implementation of the spec: nothing here is shared with the client.
+
+/** One environment's credential set. */
+export interface MockCredentials {
+  merchantKey: string;
+  apiKey: string;
+  apiSecret: string;
+}
+
+/** A merchant of the simulated service. */
+export interface MockMerchant {
+  /** Numeric merchant id (echoed as `info.merchant_id`). */
+  id: number;
+  name: string;
+  /** `approved` may use production; `pending` gets 403 Merchant Pending Approval there; `rejected`/`disabled` are blocked. */
+  status: 'approved' | 'pending' | 'rejected' | 'disabled';
+  /** KYB approval, a payout gate. */
+  kybApproved: boolean;
+  /** Approved settlement mobile number (payout destination), or null. */
+  settlementNumber: string | null;
+  /** Credentials per environment. */
+  credentials: { sandbox: MockCredentials; production: MockCredentials };
+  /** Webhook signing secret. */
+  webhookSecret: string;
+  /** Default webhook URL (API Config), used when a payment gives none. */
+  defaultWebhookUrl: string | null;
+  /** Site URL: the default success/cancel redirect. */
+  siteUrl: string;
+  /** Supported currencies; `wallet` says whether the receiver wallet is active. */
+  currencies: Record<string, { wallet: boolean; balance: number }>;
+  /** Gateways selected on API Config; empty = every active gateway of the currency. */
+  selectedGatewayIds: number[];
+}
+
+/** An automatic payment gateway, bound to one currency. */
+export interface MockGateway {
+  id: number;
+  code: string;
+  name: string;
+  currency: string;
+  active: boolean;
+}
+
+/** Options of `createMockService`. */
+export interface MockServiceOptions {
+  /** Merchants; default: one approved merchant (USD and TZS with wallets, EUR without). */
+  merchants?: MockMerchant[];
+  /** Gateways; default: card + paypal (USD), mpesa + tigopesa + airtelmoney (TZS), sepa (EUR). */
+  gateways?: MockGateway[];
+  /** Time source in ms; default `Date.now`. */
+  now?: () => number;
+  /**
+   * Multiplies every simulated delay: the webhook retry schedule (0, 3, 6, 12, 24 min) and
+   * the USSD push answer time. `0.001` turns 3 minutes into 180 ms. Default 1.
+   */
+  timeScale?: number;
+  /** Deliver webhooks and push outcomes on real timers. Default true; set false with an injected `now` and call `runDue()`. */
+  autoRun?: boolean;
+  /** Signed-request timestamp tolerance in seconds. Default 300. */
+  toleranceSeconds?: number;
+  /** Requests per minute per merchant and IP. Default 120. */
+  rateLimitPerMinute?: number;
+  /** Brand in webhook header names (`X-<Brand>-Signature`). Default `Service`. */
+  brand?: string;
+  /** Origin the msw handlers answer on. Default `https://sandbox.business-payments.test`. */
+  baseUrl?: string;
+  /** fetch used to deliver webhooks. Default the global fetch. */
+  fetch?: typeof fetch;
+  /**
+   * Whether every /api/v1 call must carry X-Timestamp and X-Signature. Default true; false
+   * acts as an administrator who disabled merchant API signatures (keys are still checked).
+   */
+  requireSignatures?: boolean;
+  /** Called after each answered request (method, raw path, status, clock time): for logging, e.g. the CLI. */
+  onRequest?: (entry: MockRequestLogEntry) => void;
+}
+
+/** One answered request, as `state.requests` and `onRequest` see it. */
+export interface MockRequestLogEntry {
+  method: string;
+  /** Raw request target: pathname and query, exactly as received. */
+  path: string;
+  status: number;
+  /** Clock time (ms). */
+  at: number;
+}
+
+/** One webhook event the service emitted, with its delivery status. */
+export interface MockWebhookEvent {
+  /** Event id (`evt_…`), the same on every attempt. */
+  id: string;
+  type: string;
+  merchantId: number;
+  environment: 'sandbox' | 'production';
+  /** Target URL, or null when neither the resource nor the merchant has one (nothing is sent). */
+  url: string | null;
+  /** The payload as sent. */
+  payload: Record<string, unknown>;
+  /** The exact body bytes (as text) sent on every attempt. */
+  body: string;
+  /** `pending` while attempts remain, `delivered` after a 2xx, `abandoned` after the 5th failure, `no_endpoint` when there is no URL. */
+  status: 'pending' | 'delivered' | 'abandoned' | 'no_endpoint';
+  /** Attempts made so far. */
+  attempts: number;
+}
+
+/** One webhook delivery attempt, for inspection in tests. */
+export interface MockDeliveryAttempt {
+  eventId: string;
+  type: string;
+  url: string;
+  attempt: number;
+  /** Clock time (ms) it was sent. */
+  at: number;
+  /** HTTP status the endpoint answered, or null on a network error. */
+  status: number | null;
+}
+
+/** A running local HTTP server. */
+export interface MockServer {
+  /** e.g. `http://127.0.0.1:4010` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The simulated service's records, inspectable (and editable) in tests. */
+export interface MockState {
+  merchants: MockMerchant[];
+  gateways: MockGateway[];
+  /** Payments by trx_id, as the server keeps them. */
+  payments: Map<string, Record<string, unknown>>;
+  /** Payouts by id. */
+  payouts: Map<string, Record<string, unknown>>;
+  /** Plans by plan_code. */
+  plans: Map<string, Record<string, unknown>>;
+  /** Subscriptions by id (sub_…). */
+  subscriptions: Map<string, Record<string, unknown>>;
+  /** Invoices by id. */
+  invoices: Map<string, Record<string, unknown>>;
+  /** Every webhook delivery attempt, in order. */
+  deliveries: MockDeliveryAttempt[];
+  /** Every webhook event emitted, in order, with its delivery status. */
+  events: MockWebhookEvent[];
+  /** Every request the service answered: method, path, status. */
+  requests: MockRequestLogEntry[];
+}
+
+/** The simulated Business Payments service returned by `createMockService`. */
+export interface MockService {
+  /**
+   * msw request handlers answering on `options.baseUrl`: `setupServer(...mock.handlers)`.
+   * Needs msw (a peer dependency of the testing kit) installed in your project.
+   */
+  readonly handlers: import('msw').RequestHandler[];
+  /** Answers one Fetch `Request` as the service would (msw and the HTTP server both use it). */
+  handle(request: Request): Promise<Response>;
+  /** Starts a real HTTP server on 127.0.0.1 (port 0 = any free port). */
+  listen(options?: { port?: number; host?: string }): Promise<MockServer>;
+  /** Credentials of the default (first) merchant, and its webhook secret. */
+  readonly credentials: { sandbox: MockCredentials; production: MockCredentials; webhookSecret: string };
+  /** The records. */
+  readonly state: MockState;
+  /** Runs push outcomes and webhook attempts that are due at `now()` (for an injected clock). */
+  runDue(): Promise<void>;
+  /**
+   * Simulates the customer finishing (`success`) or cancelling (`failed`) hosted checkout of
+   * a pending payment, as the Pay / Cancel buttons of the checkout page do. With `autoRun`
+   * it resolves after the first webhook attempt; otherwise call `runDue()` to deliver.
+   * Throws for an unknown trx_id or a payment that is no longer pending.
+   */
+  completeCheckout(trxId: string, outcome: 'success' | 'failed'): Promise<void>;
+  /** Stops every timer and every server started by `listen()`; pending deliveries are dropped. */
+  close(): Promise<void>;
+}

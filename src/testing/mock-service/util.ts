@@ -1,0 +1,171 @@
+// Small helpers of the simulated service: JSON and error responses, HMAC, ids, time
+// formats. Web-standard APIs only (Response, crypto.subtle, TextEncoder); nothing here is
+// shared with the client.
+
+const encoder = new TextEncoder();
+
+/** A JSON response. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
+}
+
+/** An error response `{ error, message }` (plus `errors` for validation failures). */
+export function errorResponse(
+  status: number,
+  error: string,
+  message: string,
+  extra: { errors?: Record<string, string[]>; headers?: Record<string, string> } = {},
+): Response {
+  const body: Record<string, unknown> = { error, message };
+  if (extra.errors) body.errors = extra.errors;
+  return json(status, body, extra.headers);
+}
+
+/** 422 Validation failed with every failing field. */
+export function validationFailed(errors: Record<string, string[]>): Response {
+  return errorResponse(422, 'Validation failed', 'The given data was invalid.', { errors });
+}
+
+/** Collects validation messages per field. */
+export class FieldErrors {
+  readonly map: Record<string, string[]> = {};
+
+  add(field: string, message: string): void {
+    (this.map[field] ??= []).push(message);
+  }
+
+  has(field?: string): boolean {
+    return field === undefined ? Object.keys(this.map).length > 0 : field in this.map;
+  }
+}
+
+/** `payment_amount` → `payment amount`, as Laravel names attributes in messages. */
+export function attr(field: string): string {
+  return field.replace(/_/g, ' ');
+}
+
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+const keyCache = new Map<string, Promise<HmacKey>>();
+
+function hmacKey(secret: string): Promise<HmacKey> {
+  let key = keyCache.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    if (keyCache.size > 256) keyCache.clear();
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+/** Hex HMAC-SHA256 of `parts` (strings encoded as UTF-8, bytes as they are) under `secret`. */
+export async function hmacHex(secret: string, ...parts: Array<string | Uint8Array>): Promise<string> {
+  const chunks = parts.map((part) => (typeof part === 'string' ? encoder.encode(part) : part));
+  const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    data.set(chunk, offset);
+    offset += chunk.length;
+  }
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(secret), data));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Compares two strings in time that depends only on their lengths, not their contents. */
+export function safeEqual(received: string, expected: string): boolean {
+  const length = Math.max(received.length, expected.length);
+  let diff = received.length ^ expected.length;
+  // charCodeAt past the end is NaN, and NaN | 0 is 0.
+  for (let i = 0; i < length; i++) diff |= (received.charCodeAt(i) | 0) ^ (expected.charCodeAt(i) | 0);
+  return diff === 0;
+}
+
+const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const LOWER = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomString(alphabet: string, length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** Service transaction id, e.g. `TRX7KQ2M9XW4HPA`. */
+export const trxId = (): string => `TRX${randomString(ALNUM, 12)}`;
+/** Prefixed random id, e.g. `evt_…`, `sub_…`, `inv_…`. */
+export const prefixedId = (prefix: string, length = 24): string => `${prefix}_${randomString(LOWER, length)}`;
+/** Random hex string of `bytes` bytes. */
+export const randomHex = (bytes: number): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** Rounds to 2 decimals (money). */
+export const round2 = (value: number): number => Math.round((value + Number.EPSILON) * 100) / 100;
+
+/** ISO 8601 in UTC with `Z`, e.g. `2025-01-01T12:00:00.000Z`. */
+export const isoUtc = (ms: number): string => new Date(ms).toISOString();
+
+/** ISO 8601 with a numeric offset, e.g. `2025-01-01T12:00:00+00:00` (webhook created_at). */
+export const isoOffset = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
+/** JSON with object keys sorted: two bodies with the same meaning give the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Escapes text for HTML. */
+export function html(text: unknown): string {
+  return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Plain object check. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for an absolute http:// or https:// URL with a host. */
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Mobile number in international digits form (a leading + tolerated). */
+export const MOBILE = /^\+?[1-9]\d{7,14}$/;
+/** Tanzanian mobile number: 255 then 6 or 7 then 8 digits. */
+export const TZ_MOBILE = /^\+?255[67]\d{8}$/;
+/** Strips a leading +. */
+export const digits = (phone: string): string => phone.replace(/^\+/, '');
+
+/** Reads `limit`/`offset` of a list route: defaults 20 and 0, limit at most 100. */
+export function pageParams(query: URLSearchParams, errors: FieldErrors): { limit: number; offset: number } {
+  const read = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = query.get(name);
+    if (raw === null || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) {
+      errors.add(name, `The ${name} must be an integer.`);
+      return fallback;
+    }
+    const value = Number(raw);
+    if (value < min) errors.add(name, `The ${name} must be at least ${min}.`);
+    else if (value > max) errors.add(name, `The ${name} may not be greater than ${max}.`);
+    return value;
+  };
+  return { limit: read('limit', 20, 1, 100), offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
+}
+
+/** One page of `items` in the list shape `{ data, total, limit, offset, has_more }`. */
+export function page<T>(items: T[], limit: number, offset: number) {
+  const data = items.slice(offset, offset + limit);
+  return { data, total: items.length, limit, offset, has_more: offset + data.length < items.length };
+}
