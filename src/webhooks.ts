@@ -10,5 +10,4 @@ export {
 } from './webhooks/verify.js';
 export { WebhookVerificationError, type WebhookVerificationReason } from './webhooks/errors.js';
 export type { WebhookHeaders } from './webhooks/headers.js';
-export { WEBHOOK_EVENT_TYPES } from './webhooks/events.js';
 export type * from './webhooks/events.js';

@@ -1,4 +1,4 @@
-import { PaymentsError } from '../core/error.js';
+import { PaymentsError } from '../core/base-error.js';
 
 /** Why a webhook delivery was refused. */
 export type WebhookVerificationReason =

@@ -18,7 +18,7 @@ export interface PaymentEventData {
 }
 
 /** Fields every delivery carries. */
-export interface WebhookEventBase<Type extends string, Data> {
+export interface WebhookEventBase<Type extends string | UnknownWebhookEventType, Data> {
   /** Event id (prefix `evt_`): de-duplicate deliveries by it. */
   id: string;
   type: Type;
@@ -78,10 +78,23 @@ export type KnownWebhookEvent =
   | InvoicePaymentFailedEvent;
 
 /**
- * An event type this SDK version does not know yet. Its `type` is branded so that
- * `event.type === 'payment.completed'` still narrows to the typed event.
+ * The `type` of an event this SDK version does not know yet: a plain string at run time.
+ * Opaque on purpose: TypeScript cannot express "any string but the 8 known ones", and a
+ * string type here would stop `event.type === 'payment.completed'` from narrowing the
+ * {@link WebhookEvent} union. String methods work on it (`event.type.startsWith('payment.')`);
+ * for a `string`, use `String(event.type)`, e.g. `String(event.type) === 'payout.settled'`.
  */
-export type UnknownWebhookEvent = WebhookEventBase<string & { readonly __unknownEventType?: never }, Record<string, unknown>>;
+export interface UnknownWebhookEventType extends String {
+  /** Type-level marker only: no such property exists at run time. */
+  readonly __unknownWebhookEventType: true;
+}
+
+/**
+ * An event of a type this SDK version does not know yet, passed through as received: its
+ * `data` is a plain object. It is the `default:` branch of a `switch (event.type)`, so an
+ * exhaustive `never` check does not compile: handle (or ignore) newer events explicitly.
+ */
+export type UnknownWebhookEvent = WebhookEventBase<UnknownWebhookEventType, Record<string, unknown>>;
 
 /**
  * What `verifyWebhook` resolves to: a documented event, typed by `type`, or an event of a
@@ -92,6 +105,7 @@ export type UnknownWebhookEvent = WebhookEventBase<string & { readonly __unknown
  * switch (event.type) {
  *   case 'payment.completed': fulfil(event.data.trx_id, event.data.amount.value); break;
  *   case 'payment.failed': cancel(event.data.merchant_ref); break;
+ *   default: log(`ignored ${String(event.type)}`); // newer and unhandled types
  * }
  * ```
  */

@@ -10,64 +10,62 @@ export type WebhookHeaders =
     }
   | Record<string, string | readonly string[] | undefined>;
 
+type Value = string | readonly string[] | undefined;
+
 export interface BrandHeaders {
-  signature: string | readonly string[] | undefined;
-  timestamp: string | readonly string[] | undefined;
-  event: string | readonly string[] | undefined;
-  environment: string | readonly string[] | undefined;
+  signature?: Value;
+  timestamp?: Value;
+  event?: Value;
+  environment?: Value;
   /** Brands seen when more than one matched (ambiguous without `brand`). */
   ambiguous?: string[];
 }
 
-// The brand of the last delivery: almost every call sees the same one, so look it up
-// directly first instead of scanning every header name.
-let lastBrand: string | undefined;
-
-export function readBrandHeaders(headers: WebhookHeaders, brand?: string): BrandHeaders {
-  const isFetch = typeof (headers as { get?: unknown }).get === 'function';
-  const get = isFetch
-    ? (name: string) => (headers as { get(name: string): string | null }).get(name) ?? undefined
-    : nodeGetter(headers as Record<string, string | readonly string[] | undefined>);
-  const environment = get('x-environment');
-
-  const pinned = brand?.toLowerCase() ?? lastBrand;
-  if (pinned !== undefined) {
-    const signature = get(`x-${pinned}-signature`);
-    if (signature !== undefined || brand !== undefined) {
-      return { signature, timestamp: get(`x-${pinned}-timestamp`), event: get(`x-${pinned}-event`), environment };
-    }
+// Runs on every delivery, so: one pass over the names only to find the signature header(s)
+// (no cache of an earlier delivery's brand: ambiguity must depend on this delivery alone),
+// then direct lookups, without closures or scratch objects. Node gives lower-case names;
+// other casings fall back to a scan.
+export function readBrandHeaders(headers: WebhookHeaders, brand: string | undefined, wantEnvironment: boolean): BrandHeaders {
+  const fetchLike = typeof (headers as { get?: unknown }).get === 'function';
+  let found = brand?.toLowerCase();
+  if (found === undefined) {
+    let first: string | undefined;
+    let brands: string[] | undefined;
+    const visit = (key: unknown) => {
+      // A Headers-like object's forEach may hand over names that are not strings.
+      if (typeof key !== 'string' || key.length < 13 || (key.charCodeAt(0) | 32) !== 120 || key.charCodeAt(1) !== 45) return;
+      const name = key.toLowerCase();
+      if (!name.endsWith('-signature')) return;
+      const b = name.slice(2, -10);
+      if (first === undefined) first = b;
+      else if (b !== first && !brands?.includes(b)) (brands ??= [first]).push(b);
+    };
+    if (!fetchLike) for (const key in headers) visit(key);
+    // Some Headers-like objects (undici's, a framework's) only offer get and forEach.
+    else if (typeof (headers as Headers).forEach === 'function') (headers as Headers).forEach((_v, key) => visit(key));
+    if (brands) return { ambiguous: brands };
+    if (first === undefined) return { environment: wantEnvironment ? lookup(headers, fetchLike, 'x-environment') : undefined };
+    found = first;
   }
-
-  const brands = new Set<string>();
-  const names = isFetch ? fetchNames(headers as Headers) : Object.keys(headers);
-  for (const raw of names) {
-    const name = raw.toLowerCase();
-    if (name.length > 12 && name.startsWith('x-') && name.endsWith('-signature')) {
-      brands.add(name.slice(2, -'-signature'.length));
-    }
-  }
-  if (brands.size > 1) return { signature: undefined, timestamp: undefined, event: undefined, environment, ambiguous: [...brands] };
-  const found = brands.values().next().value;
-  if (found === undefined) return { signature: undefined, timestamp: undefined, event: undefined, environment };
-  lastBrand = found;
-  return { signature: get(`x-${found}-signature`), timestamp: get(`x-${found}-timestamp`), event: get(`x-${found}-event`), environment };
-}
-
-function fetchNames(headers: Headers): string[] {
-  const names: string[] = [];
-  // Some Headers-like objects (undici's, a framework's) only offer forEach.
-  if (typeof headers.forEach === 'function') headers.forEach((_value, name) => names.push(name));
-  return names;
-}
-
-function nodeGetter(headers: Record<string, string | readonly string[] | undefined>) {
-  return (name: string) => {
-    // Node lower-cases incoming header names; a hand-built object may not.
-    const direct = headers[name];
-    if (direct !== undefined) return direct;
-    for (const key of Object.keys(headers)) {
-      if (key.length === name.length && key.toLowerCase() === name) return headers[key];
-    }
-    return undefined;
+  if (found !== namesOf) names = [`x-${(namesOf = found)}-signature`, `x-${found}-timestamp`, `x-${found}-event`];
+  return {
+    signature: lookup(headers, fetchLike, names[0]!),
+    timestamp: lookup(headers, fetchLike, names[1]!),
+    event: lookup(headers, fetchLike, names[2]!),
+    environment: wantEnvironment ? lookup(headers, fetchLike, 'x-environment') : undefined,
   };
 }
+
+function lookup(headers: WebhookHeaders, fetchLike: boolean, name: string): Value {
+  if (fetchLike) return (headers as Headers).get(name) ?? undefined;
+  const record = headers as Record<string, Value>;
+  const value = record[name];
+  if (value !== undefined) return value;
+  for (const key of Object.keys(record)) if (key.length === name.length && key.toLowerCase() === name) return record[key];
+  return undefined;
+}
+
+// Header names of the last brand seen: building and hashing them on every call costs more
+// than the lookups. (Names only: which brand a delivery has is still read from the delivery.)
+let namesOf: string | undefined;
+let names: string[] = [];

@@ -1,5 +1,5 @@
-import { ConfigurationError } from '../core/error.js';
-import { encoder, importHmacKey, loadNodeCrypto } from '../internal/hmac.js';
+import { ConfigurationError } from '../core/base-error.js';
+import { encoder, importHmacKey, loadNodeCrypto, nodeHmacSha256, type NodeCrypto } from '../internal/hmac.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { readBrandHeaders, type WebhookHeaders } from './headers.js';
@@ -37,13 +37,10 @@ export interface VerifiedWebhookSignature {
 }
 
 const DEFAULT_TOLERANCE_S = 300;
-const HEX64 = /^[0-9a-f]{64}$/i;
-const DIGITS = /^\d{1,15}$/;
+const HEX64 = /^[0-9a-fA-F]{64}$/;
 const RAW_BODY_HELP =
-  'Pass the raw request body exactly as received (a string, Uint8Array, ArrayBuffer or Buffer), ' +
-  'not a parsed object: re-serialising JSON changes the bytes and breaks the signature. ' +
-  'Express: app.post(path, express.raw({ type: "application/json" }), handler) and use req.body (a Buffer). ' +
-  'Next.js App Router: const payload = await request.text().';
+  'Pass the raw body (string, Uint8Array, ArrayBuffer, Buffer), not parsed JSON: re-serialising changes the bytes. ' +
+  'Express: express.raw({ type: "application/json" }); Next.js: await request.text().';
 
 /**
  * Checks a webhook delivery's signature and timestamp without parsing the body: for
@@ -52,22 +49,24 @@ const RAW_BODY_HELP =
  * (`HMAC-SHA256(secret, "<timestamp>.<raw_body>")`, constant-time comparison).
  *
  * @throws {WebhookVerificationError} with `.reason` when the delivery must not be trusted.
- * @throws {ConfigurationError} when the secret itself is unusable (empty, or with surrounding whitespace).
+ * @throws {ConfigurationError} when the configuration is unusable: a secret that is empty or has surrounding
+ * whitespace, a negative `toleranceSeconds`, a `now` that does not return a finite number, an
+ * `environment` other than sandbox/production, or a `brand` that is not a header-name part.
+ * Checked before anything else, whatever the delivery.
  */
 export function verifyWebhookSignature(options: VerifyWebhookOptions): Promise<VerifiedWebhookSignature>;
-/** Same checks, on a Fetch `Request` (its body is read as text; the request itself is not consumed). */
+/** Same checks, on a Fetch `Request` (its body bytes are read from a clone: the request itself is not consumed). */
 export function verifyWebhookSignature(
   request: Request,
   secret: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<VerifiedWebhookSignature>;
-export async function verifyWebhookSignature(
+export function verifyWebhookSignature(
   input: VerifyWebhookOptions | Request,
   secret?: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<VerifiedWebhookSignature> {
-  const resolved = isRequest(input) ? await fromRequest(input, secret, options) : input;
-  return (await check(resolved)).signature;
+  return settle(input, secret, options, (c) => c.signature);
 }
 
 /**
@@ -82,6 +81,7 @@ export async function verifyWebhookSignature(
  * if (event.type === 'payment.completed') await fulfil(event.data.merchant_ref);
  * ```
  * @throws {WebhookVerificationError} with `.reason` when the delivery must not be trusted.
+ * @throws {ConfigurationError} when the configuration is unusable (see {@link verifyWebhookSignature}).
  */
 export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(options: VerifyWebhookOptions): Promise<E>;
 /** Same, on a Fetch `Request` (Next.js route handlers, edge and serverless functions). */
@@ -90,209 +90,246 @@ export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
   secret: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<E>;
-export async function verifyWebhook(
+export function verifyWebhook(
   input: VerifyWebhookOptions | Request,
   secret?: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<WebhookEvent> {
-  const resolved = isRequest(input) ? await fromRequest(input, secret, options) : input;
-  const { signature, text } = await check(resolved);
+  return settle(input, secret, options, toEvent);
+}
+
+type Checked = { signature: VerifiedWebhookSignature; body: string | Uint8Array };
+
+// On node:crypto everything is synchronous, so the common case settles without extra
+// promise hops: only a Request body or the WebCrypto fallback is awaited.
+function settle<T>(
+  input: VerifyWebhookOptions | Request,
+  secret: string | readonly string[] | undefined,
+  options: VerifyWebhookRequestOptions | undefined,
+  map: (checked: Checked) => T,
+): Promise<T> {
+  try {
+    const checked = isRequest(input) ? fromRequest(input, secret, options).then(check) : check(input);
+    return checked instanceof Promise ? checked.then(map) : Promise.resolve(map(checked));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function toEvent({ signature, body }: Checked): WebhookEvent {
   let event: unknown;
   try {
-    event = JSON.parse(text ?? new TextDecoder().decode(resolved.payload as Uint8Array | ArrayBuffer));
+    event = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
   } catch {
-    throw new WebhookVerificationError('invalid_payload', 'The webhook body is not valid JSON (although its signature is valid).');
+    throw new WebhookVerificationError('invalid_payload', 'Body is not valid JSON.');
   }
   const problem = envelopeProblem(event);
-  if (problem) throw new WebhookVerificationError('invalid_payload', `The webhook body is not an event: ${problem}.`);
+  if (problem) throw new WebhookVerificationError('invalid_payload', `Body is not an event: ${problem}.`);
   const type = (event as { type: string }).type;
   if (type !== signature.eventType) {
     throw new WebhookVerificationError(
       'event_mismatch',
-      `The event header says ${JSON.stringify(signature.eventType)} but the payload's type is ${JSON.stringify(type)}.`,
+      `Event header ${JSON.stringify(signature.eventType)} but payload type ${JSON.stringify(type)}.`,
     );
   }
   return event as WebhookEvent;
 }
 
-async function check(options: VerifyWebhookOptions): Promise<{ signature: VerifiedWebhookSignature; text: string | undefined }> {
+function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
   if (typeof options !== 'object' || options === null) {
-    throw new WebhookVerificationError('invalid_payload', 'Pass { payload, headers, secret }, or (request, secret).');
+    throw new WebhookVerificationError('invalid_payload', 'Pass { payload, headers, secret } or (request, secret).');
   }
-  const { payload } = options;
-  // Refuse parsed bodies before anything else: it is the most common integration bug.
-  const text = typeof payload === 'string' ? payload : undefined;
-  if (text === undefined && !(payload instanceof Uint8Array) && !(payload instanceof ArrayBuffer)) {
+  // Configuration first: a bad secret or option fails every call alike, whatever arrives.
+  const secrets = checkSecrets(options.secret);
+  const { payload, headers, toleranceSeconds: tolerance = DEFAULT_TOLERANCE_S, now: clock, environment: expected, brand } = options;
+  const nowMs: unknown = typeof clock === 'function' ? clock() : clock === undefined ? Date.now() : NaN;
+  const fault =
+    typeof tolerance !== 'number' || !(tolerance >= 0)
+      ? 'toleranceSeconds must be ≥ 0'
+      : !Number.isFinite(nowMs)
+        ? 'now() must return ms'
+        : expected !== undefined && expected !== 'sandbox' && expected !== 'production'
+          ? 'environment must be sandbox or production'
+          : brand !== undefined && !(typeof brand === 'string' && /^[\w-]+$/.test(brand))
+            ? 'brand must be the <Brand> of X-<Brand>-Signature'
+            : undefined;
+  if (fault) throw new ConfigurationError(`Webhook option ${fault}.`);
+
+  // Raw bytes from any realm (a Buffer, another window's or VM's Uint8Array), or a string.
+  // Parsed bodies are the most common integration bug: refuse them before anything else.
+  // (The tag works across realms, where instanceof does not.)
+  const tag = typeof payload === 'string' ? '' : Object.prototype.toString.call(payload);
+  const body =
+    typeof payload === 'string'
+      ? payload
+      : tag === '[object Uint8Array]'
+        ? (payload as Uint8Array)
+        : tag === '[object ArrayBuffer]'
+          ? new Uint8Array(payload as ArrayBuffer)
+          : undefined;
+  if (body === undefined) {
     throw new WebhookVerificationError(
       'invalid_payload',
-      `The webhook payload is ${payload === null ? 'null' : typeof payload === 'object' ? 'a parsed object' : `a ${typeof payload}`}. ${RAW_BODY_HELP}`,
+      `Payload is ${payload == null ? String(payload) : typeof payload === 'object' ? 'a parsed object' : `a ${typeof payload}`}. ${RAW_BODY_HELP}`,
     );
   }
-  const secrets = checkSecrets(options.secret);
 
-  const headers = options.headers;
   if (typeof headers !== 'object' || headers === null) {
-    throw new WebhookVerificationError('missing_header', 'No headers were given: pass the request headers.');
+    throw new WebhookVerificationError('missing_header', 'Pass the request headers.');
   }
-  const found = readBrandHeaders(headers, options.brand);
+  const found = readBrandHeaders(headers, brand, expected !== undefined);
   if (found.ambiguous) {
     throw new WebhookVerificationError(
       'missing_header',
-      `Several signature headers are present (${found.ambiguous.map((b) => `x-${b}-signature`).join(', ')}): pass brand to choose one.`,
+      `Signatures of several brands (x-${found.ambiguous.join('-signature, x-')}-signature): pass brand.`,
     );
   }
-  const signatureHeader = found.signature === undefined || found.signature === null ? undefined : found.signature;
+  const signatureHeader = found.signature ?? undefined;
   const timestampHeader = single(found.timestamp);
   const eventHeader = single(found.event);
   if (signatureHeader === undefined || timestampHeader === undefined || eventHeader === undefined) {
-    const missing = [
-      signatureHeader === undefined && 'X-<Brand>-Signature',
-      timestampHeader === undefined && 'X-<Brand>-Timestamp',
-      eventHeader === undefined && 'X-<Brand>-Event',
-    ].filter(Boolean);
-    throw new WebhookVerificationError('missing_header', `Missing webhook header(s): ${missing.join(', ')}.`);
+    const missing = signatureHeader === undefined ? 'Signature' : timestampHeader === undefined ? 'Timestamp' : 'Event';
+    throw new WebhookVerificationError('missing_header', `Missing the X-<Brand>-${missing} header.`);
   }
 
-  if (!DIGITS.test(timestampHeader)) {
-    throw new WebhookVerificationError('invalid_timestamp', 'The timestamp header must be unix seconds, digits only.');
+  if (!/^\d{1,15}$/.test(timestampHeader)) {
+    throw new WebhookVerificationError('invalid_timestamp', 'Timestamp must be unix seconds, digits only.');
   }
   const timestamp = Number(timestampHeader);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_S;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0)) {
-    throw new ConfigurationError('toleranceSeconds must be a number ≥ 0.');
-  }
-  const now = Math.floor((options.now ? options.now() : Date.now()) / 1000);
+  const now = Math.floor((nowMs as number) / 1000);
   if (now - timestamp > tolerance) {
-    throw new WebhookVerificationError('timestamp_too_old', `The delivery is ${now - timestamp} s old (tolerance ${tolerance} s): a replay, or a clock that is off.`);
+    throw new WebhookVerificationError('timestamp_too_old', `Timestamp is ${now - timestamp} s old (tolerance ${tolerance} s): a replay, or a clock off.`);
   }
   if (timestamp - now > tolerance) {
-    throw new WebhookVerificationError('timestamp_in_future', `The delivery is stamped ${timestamp - now} s in the future (tolerance ${tolerance} s).`);
+    throw new WebhookVerificationError('timestamp_in_future', `Timestamp is ${timestamp - now} s ahead (tolerance ${tolerance} s).`);
   }
 
-  if (options.environment !== undefined) {
+  if (expected !== undefined) {
     const environment = single(found.environment);
-    if (environment !== options.environment) {
+    if (environment !== expected) {
       throw new WebhookVerificationError(
         'environment_mismatch',
-        `The delivery is for environment ${JSON.stringify(environment ?? null)}, expected ${JSON.stringify(options.environment)}.`,
+        `X-Environment is ${JSON.stringify(environment ?? null)}, expected ${JSON.stringify(expected)}.`,
       );
     }
   }
 
   const candidates = signatureCandidates(signatureHeader);
   if (candidates.length === 0) {
-    throw new WebhookVerificationError('invalid_signature', 'The signature header is not a 64-character hex HMAC-SHA256 digest.');
+    throw new WebhookVerificationError('invalid_signature', 'Signature is not 64 hex characters.');
   }
-  if (!(await matches(secrets, timestampHeader, payload, candidates))) {
-    throw new WebhookVerificationError('invalid_signature', 'The signature does not match: wrong secret, or the body was changed (use the raw body).');
-  }
-  return { signature: { timestamp, eventType: eventHeader }, text };
-}
-
-async function matches(secrets: readonly string[], timestamp: string, payload: WebhookPayload, candidates: string[]): Promise<boolean> {
+  const checked: Checked = { signature: { timestamp, eventType: eventHeader }, body };
   const node = loadNodeCrypto();
   if (node) {
-    // Same shape as the bare node:crypto floor: one update for a string body.
-    for (const secret of secrets) {
-      const hmac = node.createHmac('sha256', secret);
-      const digest =
-        typeof payload === 'string'
-          ? hmac.update(`${timestamp}.${payload}`).digest()
-          : hmac.update(`${timestamp}.`).update(payload instanceof ArrayBuffer ? new Uint8Array(payload) : payload).digest();
-      for (const candidate of candidates) {
-        if (node.timingSafeEqual(digest, nodeHex(candidate))) return true;
-      }
-    }
-    return false;
+    if (!nodeMatches(node, secrets, timestampHeader, body, candidates)) throw mismatch();
+    return checked;
   }
-  const bytes = signedBytes(timestamp, payload);
+  return webMatches(secrets, timestampHeader, body, candidates).then((ok) => {
+    if (!ok) throw mismatch();
+    return checked;
+  });
+}
+
+const mismatch = () =>
+  new WebhookVerificationError('invalid_signature', 'Signature does not match: wrong secret, or a changed (not raw) body.');
+
+function nodeMatches(node: NodeCrypto, secrets: readonly string[], timestamp: string, body: string | Uint8Array, candidates: Uint8Array[]): boolean {
   for (const secret of secrets) {
-    const digest = new Uint8Array(await crypto.subtle.sign('HMAC', await importHmacKey(secret), bytes));
+    const digest = nodeHmacSha256(node, secret, `${timestamp}.`, body);
     for (const candidate of candidates) {
-      if (constantTimeEqual(digest, hexToBytes(candidate))) return true;
+      if (node.timingSafeEqual(digest, candidate)) return true;
     }
   }
   return false;
 }
 
-function signedBytes(timestamp: string, payload: WebhookPayload): Uint8Array<ArrayBuffer> {
-  if (typeof payload === 'string') return encoder.encode(`${timestamp}.${payload}`);
-  const body = payload instanceof ArrayBuffer ? new Uint8Array(payload) : payload;
+async function webMatches(secrets: readonly string[], timestamp: string, body: string | Uint8Array, candidates: Uint8Array[]): Promise<boolean> {
+  const bytes = signedBytes(timestamp, body);
+  for (const secret of secrets) {
+    const key = await importHmacKey(secret);
+    // subtle.verify compares in constant time itself.
+    for (const candidate of candidates) if (await crypto.subtle.verify('HMAC', key, candidate as Uint8Array<ArrayBuffer>, bytes)) return true;
+  }
+  return false;
+}
+
+function signedBytes(timestamp: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
   const prefix = encoder.encode(`${timestamp}.`);
-  const out = new Uint8Array(prefix.length + body.length);
+  const rest = typeof body === 'string' ? encoder.encode(body) : body;
+  const out = new Uint8Array(prefix.length + rest.length);
   out.set(prefix);
-  out.set(body, prefix.length);
+  out.set(rest, prefix.length);
   return out;
 }
 
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
 
-// On Node, Buffer's native hex decoder is the fastest; the input is already checked as 64 hex chars.
-function nodeHex(hex: string): Uint8Array {
-  return (globalThis as unknown as { Buffer: { from(s: string, e: 'hex'): Uint8Array } }).Buffer.from(hex, 'hex');
+// The signature header's 32 bytes, decoded before any HMAC work. Plain hex per the spec;
+// a `sha256=` prefix (as on API requests) is tolerated; repeated headers are candidates.
+function signatureCandidates(header: unknown): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const value of Array.isArray(header) ? header : [header]) {
+    if (typeof value !== 'string') continue;
+    const hex = value.startsWith('sha256=') ? value.slice(7) : value;
+    if (hex.length !== 64) continue;
+    // Buffer's native decoder stops at the first non-hex pair, so 32 bytes means valid hex.
+    const B = (globalThis as { Buffer?: { from(s: string, e: 'hex'): Uint8Array } }).Buffer;
+    const bytes = B ? B.from(hex, 'hex') : HEX64.test(hex) ? hexToBytes(hex) : undefined;
+    if (bytes?.length === 32) out.push(bytes);
+  }
+  return out;
 }
 
 function hexToBytes(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
 }
 
-function signatureCandidates(header: unknown): string[] {
-  const values: unknown[] = Array.isArray(header) ? header : [header];
-  const out: string[] = [];
-  for (const value of values) {
-    if (typeof value !== 'string') continue;
-    // Plain hex per the spec; a `sha256=` prefix (as on API requests) is tolerated.
-    const hex = value.startsWith('sha256=') ? value.slice(7) : value;
-    if (HEX64.test(hex)) out.push(hex);
-  }
-  return out;
-}
+// The last secret that passed: most processes verify with one secret, every call.
+let lastSecret: string | undefined;
+let lastSecrets: readonly string[] = [];
 
 function checkSecrets(secret: string | readonly string[]): readonly string[] {
+  if (secret === lastSecret) return lastSecrets;
   const secrets = typeof secret === 'string' ? [secret] : secret;
-  if (!Array.isArray(secrets) || secrets.length === 0) {
-    throw new ConfigurationError('Webhook secret missing: pass secret (a string, or an array during rotation).');
+  if (!Array.isArray(secrets) || !secrets.length || secrets.some((s) => typeof s !== 'string' || !s || s !== s.trim())) {
+    throw new ConfigurationError(
+      'Webhook secret must be a non-empty string (or an array of them, to rotate) without surrounding whitespace (a copy-paste slip?).',
+    );
   }
-  for (const value of secrets) {
-    if (typeof value !== 'string' || value === '') {
-      throw new ConfigurationError('Webhook secret must be a non-empty string.');
-    }
-    if (value !== value.trim()) {
-      throw new ConfigurationError('Webhook secret has leading or trailing whitespace (a copy-paste slip?): trim it.');
-    }
+  if (typeof secret === 'string') {
+    lastSecret = secret;
+    lastSecrets = secrets;
   }
   return secrets;
 }
 
 function single(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  // A repeated header is only usable when every copy agrees.
-  if (Array.isArray(value) && value.length > 0 && value.every((v) => v === value[0]) && typeof value[0] === 'string') {
-    return value[0];
+  // A repeated header: equal copies are one value; differing copies read as Fetch's
+  // Headers.get() gives them ("a, b"), which no check accepts.
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) {
+    return value.every((v) => v === value[0]) ? value[0] : value.join(', ');
   }
   return undefined;
 }
 
+const ENVELOPE_STRINGS = ['id', 'type', 'api_version', 'created_at'];
+
 function envelopeProblem(event: unknown): string | undefined {
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'not a JSON object';
-  const e = event as Record<string, unknown>;
-  if (typeof e.id !== 'string') return 'id must be a string';
-  if (typeof e.type !== 'string') return 'type must be a string';
-  if (typeof e.api_version !== 'string') return 'api_version must be a string';
-  if (typeof e.created_at !== 'string') return 'created_at must be a string';
-  if (typeof e.data !== 'object' || e.data === null || Array.isArray(e.data)) return 'data must be an object';
-  return undefined;
+  const e = (isPlainObject(event) ? event : {}) as Record<string, unknown>;
+  for (const key of ENVELOPE_STRINGS) if (typeof e[key] !== 'string') return `${key} must be a string`;
+  return isPlainObject(e.data) ? undefined : 'data must be an object';
 }
 
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Duck-typed: a Request from another realm or fetch implementation is not an instanceof
+// this runtime's Request.
 function isRequest(input: unknown): input is Request {
-  return typeof Request !== 'undefined' && input instanceof Request;
+  return typeof (input as Request | null)?.arrayBuffer === 'function' && typeof (input as Request).clone === 'function';
 }
 
 async function fromRequest(
@@ -300,12 +337,13 @@ async function fromRequest(
   secret: string | readonly string[] | undefined,
   options: VerifyWebhookRequestOptions | undefined,
 ): Promise<VerifyWebhookOptions> {
-  let payload: string;
+  let payload: ArrayBuffer;
   try {
-    // Clone so the caller can still read the body after verification.
-    payload = await request.clone().text();
+    // The exact bytes (text() would drop a BOM and replace invalid UTF-8); cloned so the
+    // caller can still read the body after verification.
+    payload = await request.clone().arrayBuffer();
   } catch (cause) {
-    throw new WebhookVerificationError('invalid_payload', `The request body could not be read (${String(cause)}); was it already consumed?`);
+    throw new WebhookVerificationError('invalid_payload', `Body unreadable (${String(cause)}): already consumed?`);
   }
   return { ...options, payload, headers: request.headers, secret: secret as string | readonly string[] };
 }
