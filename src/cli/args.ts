@@ -1,0 +1,85 @@
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+
+/** Where a command writes, and what it may read: `process` in the bin, captured in tests. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Ends long-running commands (`sandbox`); the bin aborts it on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
+  /** Environment variables. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Base of relative file paths. Default `process.cwd()`. */
+  cwd?: string;
+}
+
+/** One CLI command: its usage text and what it does with its arguments. */
+export interface Command {
+  name: string;
+  /** One line for the top-level command list. */
+  summary: string;
+  /** The full `--help` text. */
+  usage: string;
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+/** Bad command-line arguments: the CLI prints the reason and the usage, and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** `util.parseArgs` in strict mode, plus `--help`; its errors become one-line `UsageError`s. */
+export function parseCommandArgs<T extends ParseArgsOptionsConfig>(
+  args: string[],
+  options: T,
+  positionals = false,
+) {
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: positionals });
+  } catch (error) {
+    // Node's messages run on with advice about `--`; the first sentence is the reason.
+    const message = error instanceof Error ? error.message.split(/\.\s/)[0]! : String(error);
+    throw new UsageError(message.replace(/\.$/, ''));
+  }
+}
+
+/** The value of a required string option, or a `UsageError` naming it. */
+export function required(value: string | undefined, name: string): string {
+  if (value === undefined || value === '') throw new UsageError(`missing --${name}`);
+  return value;
+}
+
+/** Parses an integer option within bounds. */
+export function integer(value: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${value}'`);
+  }
+  return Number(value);
+}
+
+/** Parses `sandbox` / `production`. */
+export function environment(value: string | undefined): 'sandbox' | 'production' | undefined {
+  if (value === undefined || value === 'sandbox' || value === 'production') return value;
+  throw new UsageError(`--environment must be sandbox or production, got '${value}'`);
+}
+
+/** Prints a command's `--help` text on stdout. */
+export function printHelp(io: CliIo, usage: string): number {
+  io.stdout.write(usage);
+  return EXIT_OK;
+}
+
+/** Prints a `UsageError` as the CLI does: one line with the reason, a blank line, the usage. */
+export function printUsageError(io: CliIo, command: string, error: UsageError, usage: string): number {
+  io.stderr.write(`${command}: ${error.message}\n\n${usage}`);
+  return EXIT_USAGE;
+}
+
+/** Prints a failure that is not the user's arguments (network, port in use …). */
+export function printFailure(io: CliIo, command: string, error: unknown): number {
+  io.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT_FAILURE;
+}

@@ -1,0 +1,150 @@
+import { createMockService, TEST_PHONE_NUMBERS, type MockService } from '../testing.js';
+import { EXIT_FAILURE, EXIT_OK, integer, parseCommandArgs, printHelp, UsageError, type CliIo, type Command } from './args.js';
+
+const DEFAULT_PORT = 4010;
+const LOG_INTERVAL_MS = 100;
+
+const usage = `Usage: business-payments sandbox [--port N] [--json] [--time-scale X]
+
+Runs the simulated Business Payments service (createMockService) on 127.0.0.1: every
+route of the API with signature checks, USSD push with fixed test phone numbers, and
+signed webhooks to your ipn_url. Prints the base URL and the sandbox credentials, then
+one line per request. Stops on Ctrl+C.
+
+Options:
+  --port N            port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --json              first stdout line: {"merchantKey","apiKey","apiSecret","webhookSecret",
+                      "baseUrl","environment"}; then one JSON object per logged line
+  --time-scale X      multiply simulated delays (push answers, webhook retries);
+                      0.01 makes the 3-minute webhook retry take 1.8 s (default 1)
+  -h, --help          show this help
+`;
+
+/** `business-payments sandbox`: the mock service as a local HTTP server. */
+export const sandbox: Command = {
+  name: 'sandbox',
+  summary: 'run the local sandbox server (no credentials, no network)',
+  usage,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseCommandArgs(args, {
+      port: { type: 'string' },
+      json: { type: 'boolean' },
+      'time-scale': { type: 'string' },
+    });
+    if (values.help) return printHelp(io, usage);
+    const port = values.port === undefined ? DEFAULT_PORT : integer(values.port, 'port', 0, 65_535);
+    const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber(values['time-scale'], 'time-scale');
+    const json = values.json === true;
+
+    // Requests are logged from state.requests: onRequest only makes the log immediate.
+    let onRequest = () => {};
+    const mock = createMockService({ ...(timeScale === undefined ? {} : { timeScale }), onRequest: () => onRequest() });
+    let server: { url: string; close(): Promise<void> };
+    try {
+      server = await mock.listen({ port, host: '127.0.0.1' });
+    } catch (error) {
+      await mock.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') {
+        io.stderr.write(`sandbox: port ${port} is in use; pass --port 0 for any free port, or another port\n`);
+        return EXIT_FAILURE;
+      }
+      throw error;
+    }
+
+    const baseUrl = server.url.replace(/\/$/, '');
+    const { sandbox: credentials, webhookSecret } = mock.credentials;
+    if (json) {
+      const { merchantKey, apiKey, apiSecret } = credentials;
+      io.stdout.write(`${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, environment: 'sandbox' })}\n`);
+    } else {
+      io.stdout.write(banner(baseUrl, { ...credentials, webhookSecret }));
+    }
+
+    const log = startLog(mock, io, json);
+    onRequest = log.flush;
+    await untilAborted(io.signal);
+    log.stop();
+    await server.close();
+    await mock.close();
+    io.stderr.write('sandbox stopped\n');
+    return EXIT_OK;
+  },
+};
+
+function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSecret: string; webhookSecret: string }): string {
+  const sh = (value: string) => (/^[\w.:/@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
+  return [
+    `Business Payments sandbox running at ${baseUrl}`,
+    '',
+    `  environment     sandbox`,
+    `  base URL        ${baseUrl}`,
+    `  merchant key    ${c.merchantKey}`,
+    `  API key         ${c.apiKey}`,
+    `  API secret      ${c.apiSecret}`,
+    `  webhook secret  ${c.webhookSecret}`,
+    '',
+    'For the SDK (new PaymentsClient() reads the first five):',
+    `  export BUSINESS_PAYMENTS_ENVIRONMENT=sandbox`,
+    `  export BUSINESS_PAYMENTS_BASE_URL=${sh(baseUrl)}`,
+    `  export BUSINESS_PAYMENTS_MERCHANT_KEY=${sh(c.merchantKey)}`,
+    `  export BUSINESS_PAYMENTS_API_KEY=${sh(c.apiKey)}`,
+    `  export BUSINESS_PAYMENTS_API_SECRET=${sh(c.apiSecret)}`,
+    `  export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${sh(c.webhookSecret)}   # for verifyWebhook, trigger, verify-webhook`,
+    '',
+    'USSD push test numbers (customer_phone):',
+    `  ${TEST_PHONE_NUMBERS.success}  approves (success)`,
+    `  ${TEST_PHONE_NUMBERS.insufficientFunds}  insufficient funds (failed)`,
+    `  ${TEST_PHONE_NUMBERS.declined}  declined by the customer (failed)`,
+    `  ${TEST_PHONE_NUMBERS.timeout}  no answer (failed after the timeout)`,
+    '',
+    'Press Ctrl+C to stop. Requests and webhook deliveries:',
+    '',
+  ].join('\n');
+}
+
+/** Prints each new request and webhook attempt from the service's state. */
+function startLog(mock: MockService, io: CliIo, json: boolean): { flush(): void; stop(): void } {
+  let requests = 0;
+  let deliveries = 0;
+  const flush = () => {
+    const { state } = mock;
+    for (; requests < state.requests.length; requests++) {
+      const { method, path, status, at } = state.requests[requests]!;
+      io.stdout.write(json ? `${JSON.stringify({ kind: 'request', method, path, status, at })}\n` : `${clock(at)}  ${method} ${path} ${status}\n`);
+    }
+    for (; deliveries < state.deliveries.length; deliveries++) {
+      const { eventId, type, url, attempt, status, at } = state.deliveries[deliveries]!;
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ kind: 'webhook', eventId, type, url, attempt, status, at })}\n`
+          : `${clock(at)}  webhook ${type} ${eventId} -> ${url} ${status ?? 'network error'} (attempt ${attempt})\n`,
+      );
+    }
+  };
+  const timer = setInterval(flush, LOG_INTERVAL_MS);
+  return {
+    flush,
+    stop() {
+      clearInterval(timer);
+      flush();
+    },
+  };
+}
+
+function clock(at: number): string {
+  return new Date(at).toISOString().slice(11, 19);
+}
+
+function positiveNumber(value: string, name: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new UsageError(`--${name} must be a number above 0, got '${value}'`);
+  return number;
+}
+
+function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

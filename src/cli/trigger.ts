@@ -1,0 +1,159 @@
+import { signWebhook } from '../testing.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.js';
+import {
+  environment,
+  EXIT_FAILURE,
+  EXIT_OK,
+  integer,
+  parseCommandArgs,
+  printHelp,
+  required,
+  UsageError,
+  type CliIo,
+  type Command,
+} from './args.js';
+
+const usage = `Usage: business-payments trigger <event-type> --url U --secret S [options]
+
+Sends one signed test webhook to your endpoint, as the service would, and prints the
+status it answered (exit 0 on 2xx, 1 otherwise).
+
+Event types: ${WEBHOOK_EVENT_TYPES.join(', ')}
+(payment.* carry the spec's payload; any other type gets a small plain data object).
+
+Options:
+  --url U             your webhook endpoint, e.g. http://localhost:3000/webhooks
+  --secret S          webhook signing secret (default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+  --data JSON         fields merged over the event's data, e.g. '{"merchant_ref":"order-7"}'
+  --environment E     X-Environment and data.environment (default sandbox)
+  --brand B           brand in the header names, X-<B>-Signature (default Service)
+  --timestamp T       sign with this unix time (default now; an old one tests your replay check)
+  -h, --help          show this help
+`;
+
+/** `business-payments trigger`: one signed delivery to a local endpoint. */
+export const trigger: Command = {
+  name: 'trigger',
+  summary: 'send a signed test webhook to your endpoint',
+  usage,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      {
+        url: { type: 'string' },
+        secret: { type: 'string' },
+        data: { type: 'string' },
+        environment: { type: 'string' },
+        brand: { type: 'string' },
+        timestamp: { type: 'string' },
+      },
+      true,
+    );
+    if (values.help) return printHelp(io, usage);
+
+    if (positionals.length === 0) throw new UsageError('missing <event-type>, e.g. payment.completed');
+    if (positionals.length > 1) throw new UsageError(`one event type at a time, got ${positionals.length}`);
+    const type = positionals[0]!;
+    if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
+    const url = parseUrl(required(values.url, 'url'));
+    const secret = required(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET, 'secret');
+    const env = environment(values.environment) ?? 'sandbox';
+    const brand = values.brand ?? 'Service';
+    if (!/^[A-Za-z0-9-]+$/.test(brand)) throw new UsageError(`--brand must be letters, digits or -, got '${brand}'`);
+    const timestamp = values.timestamp === undefined ? undefined : integer(values.timestamp, 'timestamp', 0, 10 ** 12);
+    const extra = parseData(values.data);
+
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+      io.stderr.write(`note: '${type}' is not a documented event type; sending it anyway\n`);
+    }
+    const event = buildEvent(type, env, extra);
+    const { body, headers } = await signWebhook({ payload: event, secret, brand, environment: env, timestamp });
+
+    let response: Response;
+    try {
+      response = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(30_000) });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+      io.stderr.write(`trigger: could not deliver ${type} to ${url.href}: ${reason}\n`);
+      return EXIT_FAILURE;
+    }
+    const answer = await response.text().catch(() => '');
+    io.stdout.write(`${type} ${event.id} -> ${url.href}: ${response.status} ${response.statusText}\n`);
+    if (response.ok) return EXIT_OK;
+    if (answer.trim() !== '') io.stderr.write(`endpoint answered: ${answer.trim().slice(0, 500)}\n`);
+    return EXIT_FAILURE;
+  },
+};
+
+function parseUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--url must be an absolute URL such as http://localhost:3000/webhooks, got '${value}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http or https, got '${url.protocol}'`);
+  return url;
+}
+
+function parseData(value: string | undefined): Record<string, unknown> {
+  if (value === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new UsageError('--data must be a JSON object');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--data must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+/** A webhook event as the service sends it: the spec's envelope, realistic test data. */
+export function buildEvent(
+  type: string,
+  env: 'sandbox' | 'production',
+  extra: Record<string, unknown> = {},
+): { id: string; type: string; api_version: string; created_at: string; data: Record<string, unknown> } {
+  return {
+    id: `evt_${randomHex(24)}`,
+    type,
+    api_version: '2024-06-01',
+    created_at: new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+    data: { ...sampleData(type, env), ...extra },
+  };
+}
+
+function sampleData(type: string, env: 'sandbox' | 'production'): Record<string, unknown> {
+  const [group, action] = type.split('.') as [string, string];
+  const tzs = (value: number) => ({ value, currency: 'TZS' });
+  if (group === 'payment') {
+    // As the service settles: 3 % fee on success; nothing kept on failure.
+    const completed = action === 'completed';
+    const fees = completed ? 450 : 0;
+    const net = completed ? 15_000 - fees : 0;
+    return {
+      trx_id: `TRX${randomHex(12).toUpperCase()}`,
+      merchant_ref: 'order-1001',
+      status: completed ? 'completed' : action,
+      amount: tzs(15_000),
+      settlement: { gross: tzs(15_000), fees: tzs(fees), net: tzs(net) },
+      customer: { name: 'Asha Mwinyi', email: 'asha@example.com', phone: '255712345678' },
+      environment: env,
+    };
+  }
+  if (group === 'subscription') {
+    const status = { created: 'active', cancelled: 'cancelled', suspended: 'suspended' }[action] ?? action;
+    return { subscription_id: `sub_${randomHex(12)}`, plan_code: 'plan_monthly', customer_phone: '255712345678', status, environment: env };
+  }
+  if (group === 'invoice') {
+    const status = { created: 'open', paid: 'paid', payment_failed: 'failed' }[action] ?? action;
+    return { invoice_id: `inv_${randomHex(12)}`, subscription_id: `sub_${randomHex(12)}`, amount: tzs(15_000), status, environment: env };
+  }
+  return { environment: env };
+}
+
+function randomHex(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(Math.ceil(length / 2)));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('').slice(0, length);
+}

@@ -1,0 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigurationError } from '../index.js';
+import { verifyWebhook, WebhookVerificationError } from '../webhooks.js';
+import {
+  environment,
+  EXIT_FAILURE,
+  EXIT_OK,
+  integer,
+  parseCommandArgs,
+  printHelp,
+  required,
+  UsageError,
+  type CliIo,
+  type Command,
+} from './args.js';
+
+const usage = `Usage: business-payments verify-webhook --secret S --headers FILE --body FILE [options]
+
+Checks a saved webhook delivery exactly as verifyWebhook does: the X-<Brand>-Signature
+HMAC over "<timestamp>.<raw body>", the timestamp window and the event header.
+Prints the event as JSON and exits 0, or prints "invalid: <reason>: <message>" and exits 1.
+
+Options:
+  --secret S          webhook signing secret (repeat during a rotation: any may match;
+                      default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+  --headers FILE      the delivery's headers: "Name: value" lines (an HTTP request line
+                      first is skipped), or a JSON object of names to values
+  --body FILE         the raw body, byte for byte as received
+  --tolerance N       allowed age of the timestamp in seconds, both ways (default 300)
+  --now T             check as if the time were T (unix seconds), e.g. for an old delivery
+  --environment E     also require X-Environment to be E (sandbox or production)
+  --brand B           pin the brand of the header names (X-<B>-Signature)
+  -h, --help          show this help
+`;
+
+/** `business-payments verify-webhook`: checks a saved delivery. */
+export const verifyWebhookCommand: Command = {
+  name: 'verify-webhook',
+  summary: 'check a saved webhook delivery (headers file + body file)',
+  usage,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseCommandArgs(args, {
+      secret: { type: 'string', multiple: true },
+      headers: { type: 'string' },
+      body: { type: 'string' },
+      tolerance: { type: 'string' },
+      now: { type: 'string' },
+      environment: { type: 'string' },
+      brand: { type: 'string' },
+    });
+    if (values.help) return printHelp(io, usage);
+
+    const fromEnv = (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET;
+    const secrets = values.secret ?? (fromEnv ? [fromEnv] : []);
+    if (secrets.length === 0) throw new UsageError('missing --secret');
+    const headersPath = required(values.headers, 'headers');
+    const bodyPath = required(values.body, 'body');
+    const toleranceSeconds = values.tolerance === undefined ? undefined : integer(values.tolerance, 'tolerance', 0, 10 ** 9);
+    const nowSeconds = values.now === undefined ? undefined : integer(values.now, 'now', 0, 10 ** 12);
+    const env = environment(values.environment);
+
+    const cwd = io.cwd ?? process.cwd();
+    const headers = parseHeadersFile((await readArgumentFile(cwd, headersPath, 'headers')).toString('utf8'));
+    const payload = new Uint8Array(await readArgumentFile(cwd, bodyPath, 'body'));
+
+    try {
+      const event = await verifyWebhook({
+        payload,
+        headers,
+        secret: secrets.length === 1 ? secrets[0]! : secrets,
+        toleranceSeconds,
+        now: nowSeconds === undefined ? undefined : () => nowSeconds * 1000,
+        environment: env,
+        brand: values.brand,
+      });
+      io.stdout.write(`${JSON.stringify(event, null, 2)}\n`);
+      return EXIT_OK;
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) {
+        io.stderr.write(`invalid: ${error.reason}: ${error.message}\n`);
+        return EXIT_FAILURE;
+      }
+      if (error instanceof ConfigurationError) throw new UsageError(error.message);
+      throw error;
+    }
+  },
+};
+
+async function readArgumentFile(cwd: string, path: string, option: string): Promise<Buffer> {
+  try {
+    return await readFile(resolve(cwd, path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read --${option} file '${path}'${code ? ` (${code})` : ''}`);
+  }
+}
+
+/**
+ * Reads a saved header block: a JSON object, or `Name: value` lines as a raw HTTP request
+ * shows them (a request line first is skipped; a repeated name is joined with ", " as Node does).
+ */
+export function parseHeadersFile(text: string): Record<string, string> {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) return parseJsonHeaders(trimmed);
+  const headers: Record<string, string> = {};
+  const lines = trimmed.split(/\r?\n/);
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    if (index === 0 && /^[A-Z]+ \S+ HTTP\/[\d.]+$/.test(line.trim())) return;
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--headers line ${index + 1} is not "Name: value": '${line.slice(0, 60)}'`);
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  });
+  return headers;
+}
+
+function parseJsonHeaders(text: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError('--headers file starts with { but is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError('--headers JSON must be an object of header names to values');
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value === 'string' || typeof value === 'number') headers[name.toLowerCase()] = String(value);
+    else if (Array.isArray(value)) headers[name.toLowerCase()] = value.map(String).join(', ');
+    else throw new UsageError(`--headers JSON value of '${name}' must be a string`);
+  }
+  return headers;
+}

@@ -1,0 +1,161 @@
+// `business-payments trigger`: one signed delivery to a real local endpoint, which checks
+// it with verifyWebhook exactly as a merchant's handler would.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '../../src/index.js';
+import { verifyWebhook } from '../../src/webhooks.js';
+import { expectUsageError, runCli } from './support.js';
+
+const secret = 'whsec_trigger_test';
+interface Delivery {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+let deliveries: Delivery[] = [];
+let answer = 200;
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      deliveries.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer === 200 ? 'ok' : 'signature mismatch');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/payments`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  deliveries = [];
+  answer = 200;
+});
+
+const received = () => {
+  expect(deliveries).toHaveLength(1);
+  return deliveries[0]!;
+};
+
+describe('trigger', () => {
+  test('payment.completed: a POST that verifyWebhook accepts, with the spec payload; prints the status', async () => {
+    const run = await runCli(['trigger', 'payment.completed', '--url', url, '--secret', secret]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const delivery = received();
+    expect(delivery.method).toBe('POST');
+    expect(delivery.path).toBe('/webhooks/payments');
+    expect(delivery.headers['content-type']).toBe('application/json');
+    const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers, secret, environment: 'sandbox', brand: 'Service' });
+    expect(run.stdout).toBe(`payment.completed ${event.id} -> ${url}: 200 OK\n`);
+    expect(event).toMatchObject({ type: 'payment.completed', api_version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    expect(event.id).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect(event.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+    if (event.type !== 'payment.completed') throw new Error('narrowing');
+    const { data } = event;
+    expect(data).toMatchObject({ status: 'completed', environment: 'sandbox', merchant_ref: expect.any(String), trx_id: expect.any(String) });
+    expect(data.amount).toEqual({ value: expect.any(Number), currency: expect.stringMatching(/^[A-Z]{3}$/) });
+    const { gross, fees, net } = data.settlement;
+    expect(gross.value - fees.value).toBe(net.value);
+    expect(gross.value).toBe(data.amount.value);
+    expect(data.customer).toEqual({ name: expect.any(String), email: expect.stringContaining('@'), phone: expect.stringMatching(/^\d+$/) });
+  });
+
+  test.each(WEBHOOK_EVENT_TYPES)('%s verifies, event header = type', async (type) => {
+    const run = await runCli(['trigger', type, '--url', url, '--secret', secret]);
+    expect(run.code).toBe(0);
+    const delivery = received();
+    expect(delivery.headers['x-service-event']).toBe(type);
+    const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers, secret });
+    expect(event.type).toBe(type);
+    expect(event.data).toMatchObject({ environment: 'sandbox' });
+  });
+
+  test('payment.failed carries status failed and nothing settled', async () => {
+    await runCli(['trigger', 'payment.failed', '--url', url, '--secret', secret]);
+    const event = await verifyWebhook({ payload: received().body, headers: received().headers, secret });
+    expect(event.data).toMatchObject({ status: 'failed', settlement: { net: { value: 0 } } });
+  });
+
+  test('--data, --environment, --brand', async () => {
+    const run = await runCli([
+      'trigger', 'payment.completed', '--url', url, '--secret', secret,
+      '--data', '{"merchant_ref":"order-7","extra":{"a":1}}', '--environment', 'production', '--brand', 'Acme',
+    ]);
+    expect(run.code).toBe(0);
+    const { headers, body } = received();
+    expect(headers['x-acme-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(headers['x-environment']).toBe('production');
+    const event = await verifyWebhook({ payload: body, headers, secret, environment: 'production', brand: 'Acme' });
+    expect(event.data).toMatchObject({ merchant_ref: 'order-7', extra: { a: 1 }, environment: 'production', status: 'completed' });
+  });
+
+  test('--secret falls back to BUSINESS_PAYMENTS_WEBHOOK_SECRET', async () => {
+    const run = await runCli(['trigger', 'invoice.paid', '--url', url], { env: { BUSINESS_PAYMENTS_WEBHOOK_SECRET: secret } });
+    expect(run.code).toBe(0);
+    await verifyWebhook({ payload: received().body, headers: received().headers, secret });
+  });
+
+  test('--timestamp signs an old delivery, which a handler must refuse', async () => {
+    await runCli(['trigger', 'payment.completed', '--url', url, '--secret', secret, '--timestamp', '1700000000']);
+    const { headers, body } = received();
+    expect(headers['x-service-timestamp']).toBe('1700000000');
+    await expect(verifyWebhook({ payload: body, headers, secret })).rejects.toMatchObject({ reason: 'timestamp_too_old' });
+    await verifyWebhook({ payload: body, headers, secret, now: () => 1_700_000_000_000 });
+  });
+
+  test('an undocumented type is sent with a note on stderr', async () => {
+    const run = await runCli(['trigger', 'payment.refunded', '--url', url, '--secret', secret]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(`note: 'payment.refunded' is not a documented event type; sending it anyway\n`);
+    const event = await verifyWebhook({ payload: received().body, headers: received().headers, secret });
+    expect(event.type).toBe('payment.refunded');
+  });
+
+  test('a non-2xx answer: status printed, the body on stderr, exit 1', async () => {
+    answer = 401;
+    const run = await runCli(['trigger', 'payment.completed', '--url', url, '--secret', secret]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/: 401 Unauthorized\n$/);
+    expect(run.stderr).toBe('endpoint answered: signature mismatch\n');
+  });
+
+  test('nothing listening: one line naming the URL and the cause, exit 1', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const run = await runCli(['trigger', 'payment.completed', '--url', `http://127.0.0.1:${port}/hook`, '--secret', secret]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`trigger: could not deliver payment.completed to http://127.0.0.1:${port}/hook: ECONNREFUSED\n`);
+  });
+
+  test.each([
+    [['--url', 'http://x', '--secret', 's'], /missing <event-type>/],
+    [['payment.completed', '--secret', 's'], /missing --url$/],
+    [['payment.completed', '--url', 'http://x'], /missing --secret$/],
+    [['payment.completed', 'payment.failed', '--url', 'http://x', '--secret', 's'], /one event type at a time/],
+    [['payment completed', '--url', 'http://x', '--secret', 's'], /is not an event type/],
+    [['payment.completed', '--url', 'localhost:3000/hook', '--secret', 's'], /--url must be http or https/],
+    [['payment.completed', '--url', '/hook', '--secret', 's'], /--url must be an absolute URL/],
+    [['payment.completed', '--url', 'http://x', '--secret', 's', '--data', '[1]'], /--data must be a JSON object/],
+    [['payment.completed', '--url', 'http://x', '--secret', 's', '--data', '{'], /--data must be a JSON object/],
+    [['payment.completed', '--url', 'http://x', '--secret', 's', '--environment', 'test'], /--environment must be sandbox or production/],
+    [['payment.completed', '--url', 'http://x', '--secret', 's', '--brand', 'A B'], /--brand must be letters/],
+  ])('bad arguments %j: exit 2 with usage, nothing sent', async (args, reason) => {
+    expectUsageError(await runCli(['trigger', ...args], { env: {} }), reason);
+    expect(deliveries).toHaveLength(0);
+  });
+
+  test('--help lists the event types', async () => {
+    const run = await runCli(['trigger', '--help']);
+    expect(run.code).toBe(0);
+    for (const type of WEBHOOK_EVENT_TYPES) expect(run.stdout).toContain(type);
+  });
+});

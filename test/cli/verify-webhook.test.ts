@@ -1,0 +1,164 @@
+// `business-payments verify-webhook`: a saved delivery (headers file + raw body file),
+// signed here with node:crypto rather than the SDK's signWebhook.
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { parseHeadersFile } from '../../src/cli/verify-webhook.js';
+import { expectUsageError, runCli } from './support.js';
+
+const secret = 'whsec_test_cli';
+const now = 1_700_000_000;
+const event = {
+  id: 'evt_01HV8Q2ZK3',
+  type: 'payment.completed',
+  api_version: '2024-06-01',
+  created_at: '2023-11-14T22:13:20+00:00',
+  data: {
+    trx_id: 'TRX123456',
+    merchant_ref: 'order-42',
+    status: 'completed',
+    amount: { value: 1500, currency: 'TZS' },
+    settlement: { gross: { value: 1500, currency: 'TZS' }, fees: { value: 45, currency: 'TZS' }, net: { value: 1455, currency: 'TZS' } },
+    customer: { name: 'Asha Mwinyi — ☕', email: 'asha@example.com', phone: '255700000001' },
+    environment: 'sandbox',
+  },
+};
+// Pretty-printed with a trailing newline: the bytes, not the JSON, are what is signed.
+const body = `${JSON.stringify(event, null, 2)}\n`;
+const signature = createHmac('sha256', secret).update(`${now}.${body}`).digest('hex');
+
+let dir: string;
+const file = (name: string, content: string | Buffer) => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+const headerText = (overrides: Record<string, string> = {}) =>
+  Object.entries({
+    'Content-Type': 'application/json',
+    'X-Service-Event': 'payment.completed',
+    'X-Service-Timestamp': String(now),
+    'X-Service-Signature': signature,
+    'X-Environment': 'sandbox',
+    ...overrides,
+  })
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bp-cli-verify-'));
+  file('body.json', body);
+  file('headers.txt', `POST /webhooks HTTP/1.1\r\nHost: localhost:3000\r\n${headerText()}\r\n\r\n`);
+});
+
+const verify = (...extra: string[]) =>
+  runCli(['verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now), ...extra], { cwd: dir });
+
+describe('verify-webhook', () => {
+  test('a valid delivery prints the event as pretty JSON and exits 0', async () => {
+    const run = await verify();
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual(event);
+    expect(run.stdout).toBe(`${JSON.stringify(event, null, 2)}\n`);
+  });
+
+  test('headers as a JSON object, absolute paths, a rotated secret list', async () => {
+    const headers = file('headers.json', JSON.stringify({ 'x-service-signature': signature, 'x-service-timestamp': now, 'x-service-event': 'payment.completed' }));
+    const run = await runCli([
+      'verify-webhook', '--secret', 'whsec_old', '--secret', secret,
+      '--headers', headers, '--body', join(dir, 'body.json'), '--now', String(now),
+    ]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).id).toBe('evt_01HV8Q2ZK3');
+  });
+
+  test('the body is read as raw bytes (a changed byte fails)', async () => {
+    file('body-crlf.json', body.replaceAll('\n', '\r\n'));
+    const run = await verify('--body', 'body-crlf.json');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^invalid: invalid_signature: .+\n$/);
+  });
+
+  test.each([
+    ['wrong secret', ['--secret', 'whsec_other'], 'invalid_signature'],
+    ['too old for the window', ['--now', String(now + 301)], 'timestamp_too_old'],
+    ['in the future', ['--now', String(now - 301)], 'timestamp_in_future'],
+    ['environment pinned to production', ['--environment', 'production'], 'environment_mismatch'],
+  ])('%s: "invalid: <reason>: <message>", exit 1', async (_name, extra, reason) => {
+    const args = ['verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now)];
+    for (let i = 0; i < extra.length; i += 2) {
+      const at = args.indexOf(extra[i]!);
+      if (at >= 0) args[at + 1] = extra[i + 1]!;
+      else args.push(extra[i]!, extra[i + 1]!);
+    }
+    const run = await runCli(args, { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')).toHaveLength(2);
+    expect(run.stderr).toMatch(new RegExp(`^invalid: ${reason}: \\S.*\\n$`));
+  });
+
+  test('--secret falls back to BUSINESS_PAYMENTS_WEBHOOK_SECRET', async () => {
+    const run = await runCli(['verify-webhook', '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now)], {
+      cwd: dir,
+      env: { BUSINESS_PAYMENTS_WEBHOOK_SECRET: secret },
+    });
+    expect(run.code).toBe(0);
+  });
+
+  test('--tolerance widens the window', async () => {
+    expect((await verify('--now', String(now + 600))).code).toBe(1);
+    expect((await verify('--now', String(now + 600), '--tolerance', '900')).code).toBe(0);
+  });
+
+  test('missing signature header and event mismatch', async () => {
+    file('no-sig.txt', headerText().split('\r\n').filter((l) => !l.startsWith('X-Service-Signature')).join('\n'));
+    expect((await verify('--headers', 'no-sig.txt')).stderr).toMatch(/^invalid: missing_header: /);
+    file('other-event.txt', headerText({ 'X-Service-Event': 'payment.failed' }));
+    expect((await verify('--headers', 'other-event.txt')).stderr).toMatch(/^invalid: event_mismatch: /);
+  });
+
+  test('a secret with surrounding whitespace is a usage error, not an invalid delivery', async () => {
+    const run = await runCli(['verify-webhook', '--secret', ` ${secret}`, '--headers', 'headers.txt', '--body', 'body.json'], { cwd: dir });
+    expectUsageError(run, /^business-payments verify-webhook: .*whitespace/i);
+  });
+
+  test.each([
+    [[], /missing --secret$/],
+    [['--secret', 's', '--body', 'body.json'], /missing --headers$/],
+    [['--secret', 's', '--headers', 'headers.txt'], /missing --body$/],
+    [['--secret', 's', '--headers', 'nope.txt', '--body', 'body.json'], /cannot read --headers file 'nope.txt' \(ENOENT\)$/],
+    [['--secret', 's', '--headers', 'headers.txt', '--body', 'nope.json'], /cannot read --body file 'nope.json' \(ENOENT\)$/],
+    [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance=-5'], /--tolerance must be a whole number/],
+    [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--now', 'yesterday'], /--now must be a whole number/],
+  ])('bad arguments %j: exit 2 with usage', async (args, reason) => {
+    expectUsageError(await runCli(['verify-webhook', ...args], { cwd: dir, env: {} }), reason);
+  });
+
+  test('a malformed headers file is a usage error naming the line', async () => {
+    file('bad-headers.txt', 'X-Service-Timestamp: 1\nthis is not a header\n');
+    const run = await verify('--headers', 'bad-headers.txt');
+    expectUsageError(run, /--headers line 2 is not "Name: value"/);
+  });
+
+  test('--help', async () => {
+    const run = await runCli(['verify-webhook', '-h']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: business-payments verify-webhook --secret S --headers FILE --body FILE/);
+  });
+});
+
+describe('parseHeadersFile', () => {
+  test('lines: request line skipped, names lower-cased, values trimmed, colons in values kept, repeats joined', () => {
+    expect(parseHeadersFile('POST /hook HTTP/1.1\nHost: a:3000\n X-A :  1 \nx-a: 2\n\n')).toEqual({ host: 'a:3000', 'x-a': '1, 2' });
+  });
+  test('JSON object: numbers and arrays accepted, other values refused', () => {
+    expect(parseHeadersFile('{"X-T": 5, "X-L": ["a", "b"]}')).toEqual({ 'x-t': '5', 'x-l': 'a, b' });
+    expect(() => parseHeadersFile('{"X-T": {}}')).toThrow(/must be a string/);
+    expect(() => parseHeadersFile('{nope')).toThrow(/not valid JSON/);
+    expect(() => parseHeadersFile('[1]')).toThrow();
+  });
+});

@@ -1,0 +1,44 @@
+// `npm run demo`: the built package, run as a merchant would run examples/demo/demo.ts.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildPackageCopy, root } from '../cli/support.js';
+
+// `npm run demo` is `npm run build && node examples/demo/demo.ts`: the same, in a private
+// copy of the package so no other build of ./dist can pull it from under the demo.
+let pkg: ReturnType<typeof buildPackageCopy>;
+let demo: string;
+beforeAll(() => {
+  pkg = buildPackageCopy();
+  demo = join(pkg.dir, 'examples', 'demo', 'demo.ts');
+  mkdirSync(join(pkg.dir, 'examples', 'demo'), { recursive: true });
+  copyFileSync(join(root, 'examples', 'demo', 'demo.ts'), demo);
+}, 180_000);
+afterAll(() => pkg?.remove());
+
+test('the demo runs the whole flow on the local sandbox and exits 0', () => {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [demo], { cwd: pkg.dir, encoding: 'utf8', timeout: 30_000 });
+  const elapsed = Date.now() - started;
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  expect(elapsed).toBeLessThan(20_000);
+
+  const out = result.stdout;
+  const steps = [...out.matchAll(/^(\d+)\. (.+)$/gm)].map((m) => Number(m[1]));
+  expect(steps).toEqual(steps.map((_, i) => i + 1));
+  expect(steps.length).toBeGreaterThanOrEqual(8);
+  expect(out).toMatch(/^   ✓ listening on http:\/\/127\.0\.0\.1:\d+$/m);
+  expect(out).toMatch(/^     checkout URL: http:\/\/127\.0\.0\.1:\d+\/checkout\/\S+$/m);
+  expect(out).toMatch(/^   ✓ form POST \/checkout\/\S+\/pay .* answered 303/m);
+  expect(out).toMatch(/^   ✓ signature verified: payment\.completed evt_\S+ \(status completed; gross USD 25\.00, fees USD 0\.75, net USD 24\.25\)$/m);
+  expect(out).toMatch(/^   ✓ payments\.verify\(\S+\): success: USD 25\.00, fee USD 0\.75, net USD 24\.25$/m);
+  expect(out).toMatch(/^\d+\. USSD push to 255700000001/m);
+  expect(out).toMatch(/^   ✓ webhook verified: payment\.completed evt_\S+ \(status completed; gross TZS 15,000\.00/m);
+  expect(out).toMatch(/^   ✓ payments\.waitForOutcome: success: TZS 15,000\.00, fee TZS 450\.00, net TZS 14,550\.00$/m);
+  expect(out).toMatch(/\nDone in \d+\.\d s: 2 payments settled, 2 webhooks verified, 0 duplicates ignored\.\n$/);
+  // Nothing left the machine: every URL printed is on 127.0.0.1 (redirect targets are not fetched).
+  const urls = [...out.matchAll(/https?:\/\/[^\s),]+/g)].map((m) => new URL(m[0]).hostname);
+  expect(new Set(urls.filter((host) => host !== 'shop.example.com'))).toEqual(new Set(['127.0.0.1']));
+}, 40_000);
