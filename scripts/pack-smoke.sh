@@ -48,6 +48,18 @@ const { signWebhook } = require('business-payments/testing');
 })().catch((e) => { console.error(e); process.exit(1); });
 JS
 
+cat > sandbox.mjs <<'JS'
+import { PaymentsClient } from 'business-payments';
+import { createMockService } from 'business-payments/testing';
+const mock = createMockService({ timeScale: 0.001 });
+const server = await mock.listen({ port: 0 });
+const client = new PaymentsClient({ ...mock.credentials.sandbox, baseUrl: server.url });
+const payment = await client.payments.create({ payment_amount: 5000, currency_code: 'TZS', ref_trx: 'pack-1', payment_mode: 'push', customer_phone: '255700000001', ipn_url: 'http://127.0.0.1:9/unused' });
+const outcome = await client.payments.waitForOutcome(payment.trx_id, { interval: 50, timeout: 10_000 });
+await mock.close();
+console.log('sandbox ok', payment.trx_id, outcome.status);
+JS
+
 node server.mjs > server.out &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
@@ -56,3 +68,8 @@ url="$(head -n 1 server.out)"
 node esm.mjs "$url"
 node cjs.cjs "$url"
 echo "server saw: $(tail -n 1 server.out)"
+node sandbox.mjs
+# The bin, as `npx business-payments` runs it: its signature must equal openssl's.
+cli="$(./node_modules/.bin/business-payments sign --method GET --path /api/v1/balance --secret s3cret --timestamp 1700000000 | grep -i '^X-Signature' | sed 's/.*sha256=//')"
+ossl="$(printf '%s' '1700000000.GET./api/v1/balance.' | openssl dgst -sha256 -hmac s3cret | awk '{print $NF}')"
+[ "$cli" = "$ossl" ] && echo "bin ok: sign matches openssl ($cli)" || { echo "bin sign mismatch: $cli vs $ossl"; exit 1; }
