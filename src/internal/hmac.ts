@@ -84,13 +84,13 @@ export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string,
     if (pads.size > 15) pads.clear();
     pads.set(secret, pad);
   }
-  if (!pad || !node.hash || !B) return node.createHmac('sha256', secret).update(prefix).update(body).digest();
+  if (!pad || !B) return node.createHmac('sha256', secret).update(prefix).update(body).digest();
   const size = 64 + B.byteLength(prefix) + (typeof body === 'string' ? B.byteLength(body) : body.length);
   // Bodies over 64 KiB get their own buffer, so the scratch never pins megabytes.
   const buf = size > 65_536 ? B.allocUnsafe(size) : (scratch ??= B.allocUnsafe(65_536));
   buf.set(pad[0]);
   let at = 64 + buf.write(prefix, 64);
   at += typeof body === 'string' ? buf.write(body, at) : (buf.set(body, at), body.length);
-  pad[1].set(node.hash('sha256', buf.subarray(0, at), 'buffer'), 64);
-  return node.hash('sha256', pad[1], 'buffer');
+  pad[1].set(node.hash!('sha256', buf.subarray(0, at), 'buffer'), 64);
+  return node.hash!('sha256', pad[1], 'buffer');
 }

@@ -25,7 +25,7 @@ export interface BrandHeaders {
 // (no cache of an earlier delivery's brand: ambiguity must depend on this delivery alone),
 // then direct lookups, without closures or scratch objects. Node gives lower-case names;
 // other casings fall back to a scan.
-export function readBrandHeaders(headers: WebhookHeaders, brand: string | undefined, wantEnvironment: boolean): BrandHeaders {
+export function readBrandHeaders(headers: WebhookHeaders, brand: string | undefined): BrandHeaders {
   const fetchLike = typeof (headers as { get?: unknown }).get === 'function';
   let found = brand?.toLowerCase();
   if (found === undefined) {
@@ -44,7 +44,7 @@ export function readBrandHeaders(headers: WebhookHeaders, brand: string | undefi
     // Some Headers-like objects (undici's, a framework's) only offer get and forEach.
     else if (typeof (headers as Headers).forEach === 'function') (headers as Headers).forEach((_v, key) => visit(key));
     if (brands) return { ambiguous: brands };
-    if (first === undefined) return { environment: wantEnvironment ? lookup(headers, fetchLike, 'x-environment') : undefined };
+    if (first === undefined) return {};
     found = first;
   }
   if (found !== namesOf) names = [`x-${(namesOf = found)}-signature`, `x-${found}-timestamp`, `x-${found}-event`];
@@ -52,7 +52,7 @@ export function readBrandHeaders(headers: WebhookHeaders, brand: string | undefi
     signature: lookup(headers, fetchLike, names[0]!),
     timestamp: lookup(headers, fetchLike, names[1]!),
     event: lookup(headers, fetchLike, names[2]!),
-    environment: wantEnvironment ? lookup(headers, fetchLike, 'x-environment') : undefined,
+    environment: lookup(headers, fetchLike, 'x-environment'),
   };
 }
 

@@ -39,7 +39,7 @@ export interface VerifiedWebhookSignature {
 const DEFAULT_TOLERANCE_S = 300;
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const RAW_BODY_HELP =
-  'Pass the raw body (string, Uint8Array, ArrayBuffer, Buffer), not parsed JSON: re-serialising changes the bytes. ' +
+  'Pass the raw body (a string or bytes), not parsed JSON: re-serialising changes the bytes. ' +
   'Express: express.raw({ type: "application/json" }); Next.js: await request.text().';
 
 /**
@@ -137,7 +137,7 @@ function toEvent({ signature, body }: Checked): WebhookEvent {
 
 function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
   if (typeof options !== 'object' || options === null) {
-    throw new WebhookVerificationError('invalid_payload', 'Pass { payload, headers, secret } or (request, secret).');
+    throw new WebhookVerificationError('invalid_payload', 'Pass { payload, headers, secret }.');
   }
   // Configuration first: a bad secret or option fails every call alike, whatever arrives.
   const secrets = checkSecrets(options.secret);
@@ -151,7 +151,7 @@ function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
         : expected !== undefined && expected !== 'sandbox' && expected !== 'production'
           ? 'environment must be sandbox or production'
           : brand !== undefined && !(typeof brand === 'string' && /^[\w-]+$/.test(brand))
-            ? 'brand must be the <Brand> of X-<Brand>-Signature'
+            ? 'brand must be letters, digits, _ or -'
             : undefined;
   if (fault) throw new ConfigurationError(`Webhook option ${fault}.`);
 
@@ -170,14 +170,14 @@ function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
   if (body === undefined) {
     throw new WebhookVerificationError(
       'invalid_payload',
-      `Payload is ${payload == null ? String(payload) : typeof payload === 'object' ? 'a parsed object' : `a ${typeof payload}`}. ${RAW_BODY_HELP}`,
+      `Payload is ${payload && typeof payload === 'object' ? 'a parsed object' : String(payload)}. ${RAW_BODY_HELP}`,
     );
   }
 
   if (typeof headers !== 'object' || headers === null) {
     throw new WebhookVerificationError('missing_header', 'Pass the request headers.');
   }
-  const found = readBrandHeaders(headers, brand, expected !== undefined);
+  const found = readBrandHeaders(headers, brand);
   if (found.ambiguous) {
     throw new WebhookVerificationError(
       'missing_header',
@@ -198,10 +198,10 @@ function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
   const timestamp = Number(timestampHeader);
   const now = Math.floor((nowMs as number) / 1000);
   if (now - timestamp > tolerance) {
-    throw new WebhookVerificationError('timestamp_too_old', `Timestamp is ${now - timestamp} s old (tolerance ${tolerance} s): a replay, or a clock off.`);
+    throw new WebhookVerificationError('timestamp_too_old', `Timestamp ${now - timestamp} s old (tolerance ${tolerance} s): a replay?`);
   }
   if (timestamp - now > tolerance) {
-    throw new WebhookVerificationError('timestamp_in_future', `Timestamp is ${timestamp - now} s ahead (tolerance ${tolerance} s).`);
+    throw new WebhookVerificationError('timestamp_in_future', `Timestamp ${timestamp - now} s ahead (tolerance ${tolerance} s).`);
   }
 
   if (expected !== undefined) {
@@ -214,10 +214,9 @@ function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
     }
   }
 
+  // No well-formed (64 hex) signature: refused before any HMAC work.
   const candidates = signatureCandidates(signatureHeader);
-  if (candidates.length === 0) {
-    throw new WebhookVerificationError('invalid_signature', 'Signature is not 64 hex characters.');
-  }
+  if (candidates.length === 0) throw mismatch();
   const checked: Checked = { signature: { timestamp, eventType: eventHeader }, body };
   const node = loadNodeCrypto();
   if (node) {
@@ -231,7 +230,7 @@ function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
 }
 
 const mismatch = () =>
-  new WebhookVerificationError('invalid_signature', 'Signature does not match: wrong secret, or a changed (not raw) body.');
+  new WebhookVerificationError('invalid_signature', 'Signature does not match: wrong secret, or a changed body.');
 
 function nodeMatches(node: NodeCrypto, secrets: readonly string[], timestamp: string, body: string | Uint8Array, candidates: Uint8Array[]): boolean {
   for (const secret of secrets) {
@@ -280,26 +279,15 @@ function signatureCandidates(header: unknown): Uint8Array[] {
 }
 
 function hexToBytes(hex: string): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
+  return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
 }
 
-// The last secret that passed: most processes verify with one secret, every call.
-let lastSecret: string | undefined;
-let lastSecrets: readonly string[] = [];
-
 function checkSecrets(secret: string | readonly string[]): readonly string[] {
-  if (secret === lastSecret) return lastSecrets;
   const secrets = typeof secret === 'string' ? [secret] : secret;
   if (!Array.isArray(secrets) || !secrets.length || secrets.some((s) => typeof s !== 'string' || !s || s !== s.trim())) {
     throw new ConfigurationError(
-      'Webhook secret must be a non-empty string (or an array of them, to rotate) without surrounding whitespace (a copy-paste slip?).',
+      'Webhook secret must be a non-empty string (or array, to rotate) without surrounding whitespace (copy-paste slip?).',
     );
-  }
-  if (typeof secret === 'string') {
-    lastSecret = secret;
-    lastSecrets = secrets;
   }
   return secrets;
 }
@@ -343,7 +331,7 @@ async function fromRequest(
     // caller can still read the body after verification.
     payload = await request.clone().arrayBuffer();
   } catch (cause) {
-    throw new WebhookVerificationError('invalid_payload', `Body unreadable (${String(cause)}): already consumed?`);
+    throw new WebhookVerificationError('invalid_payload', `Body unreadable (${cause}): already consumed?`);
   }
   return { ...options, payload, headers: request.headers, secret: secret as string | readonly string[] };
 }
