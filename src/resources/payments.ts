@@ -120,6 +120,9 @@ export type PaymentStatus = z.infer<typeof PaymentStatus>;
 /** `sandbox` or `production`. */
 export const EnvironmentName = z.enum(['sandbox', 'production']);
 
+// A gateway keyword: checked, never rewritten (the server matches it case-insensitively).
+const methodKeyword = z.string().refine((keyword) => keyword.trim() !== '', 'must not be empty or blank');
+
 const paymentFields = {
   payment_amount: z.number().finite().min(1, 'must be at least 1.00'),
   currency_code: currencyCode,
@@ -130,7 +133,7 @@ const paymentFields = {
   customer_phone: mobileNumber.optional(),
   payment_mode: z.enum(['hosted', 'push']).optional(),
   allow_payment_methods: z
-    .union([z.string().min(1), z.array(z.string().min(1, 'must not be empty')).min(1, 'must list at least one method')])
+    .union([methodKeyword, z.array(methodKeyword).min(1, 'must list at least one method')])
     .optional(),
 };
 

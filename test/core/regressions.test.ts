@@ -74,3 +74,17 @@ describe('signRequest', () => {
     expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['body', 'method', 'pathWithQuery', 'secret', 'timestamp']);
   });
 });
+
+describe('allow_payment_methods', () => {
+  test('a blank keyword is refused before sending (the service refuses it too)', async () => {
+    const { client } = setup();
+    for (const allow_payment_methods of ['  ', ['mpesa', ' ']]) {
+      const error = await client.payments
+        .create({ payment_amount: 5, currency_code: 'TZS', ref_trx: 'o-1', allow_payment_methods })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidParamsError);
+      expect(Object.keys((error as InvalidParamsError).errors)[0]).toMatch(/^allow_payment_methods/);
+    }
+    expect(api.seen).toHaveLength(0);
+  });
+});
