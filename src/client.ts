@@ -235,11 +235,12 @@ export class PaymentsClient {
         return { data, response };
       }
 
-      const error = this.#apiError(response, parsed);
+      // Retry-After read once, on the client's clock: the error reports it, the wait honours it.
+      const retryAfter = retryAfterSeconds(response.headers, o.clock.now());
+      const error = this.#apiError(response, parsed, retryAfter);
       const final = parsed.json && spec.finalOutcome?.(parsed.value) === true;
       if (!final && attempt < maxRetries && retryableStatus(mode, response.status)) {
-        const after = retryAfterSeconds(response.headers, o.clock.now());
-        if (await this.#wait(spec, attempt, after === undefined ? undefined : after * 1000, error, signal)) continue;
+        if (await this.#wait(spec, attempt, retryAfter === undefined ? undefined : retryAfter * 1000, error, signal)) continue;
       }
       this.#log('warn', `${spec.method} ${pathWithQuery} failed: ${error.message}`);
       throw error;
@@ -265,10 +266,8 @@ export class PaymentsClient {
     return true;
   }
 
-  #apiError(response: Response, parsed: ParsedBody): APIError {
+  #apiError(response: Response, parsed: ParsedBody, retryAfter: number | undefined): APIError {
     const body = parsed.json ? parsed.value : parsed.text;
-    // Retry-After measured on the client's clock (not Date.now), like the retry wait itself.
-    const retryAfter = retryAfterSeconds(response.headers, this.#options.clock.now());
     const init = { status: response.status, body, headers: response.headers, retryAfter };
     if (response.status === 401) {
       // A 401 from a clock that is off looks like bad credentials: say which it is.
