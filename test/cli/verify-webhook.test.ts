@@ -6,25 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { parseHeadersFile } from '../../src/cli/verify-webhook.js';
+import { paymentEvent } from '../support/events.js';
 import { expectUsageError, runCli } from './support.js';
 
 const secret = 'whsec_test_cli';
 const now = 1_700_000_000;
-const event = {
-  id: 'evt_01HV8Q2ZK3',
-  type: 'payment.completed',
-  api_version: '2024-06-01',
-  created_at: '2023-11-14T22:13:20+00:00',
-  data: {
-    trx_id: 'TRX123456',
-    merchant_ref: 'order-42',
-    status: 'completed',
-    amount: { value: 1500, currency: 'TZS' },
-    settlement: { gross: { value: 1500, currency: 'TZS' }, fees: { value: 45, currency: 'TZS' }, net: { value: 1455, currency: 'TZS' } },
-    customer: { name: 'Asha Mwinyi — ☕', email: 'asha@example.com', phone: '255700000001' },
-    environment: 'sandbox',
-  },
-};
+const base = paymentEvent();
+// Non-ASCII in the body on purpose: the bytes, not the characters, are signed.
+const event = paymentEvent({
+  data: { ...(base.data as Record<string, unknown>), customer: { name: 'Asha Mwinyi — ☕', email: 'asha@example.com', phone: '255700000001' } },
+});
 // Pretty-printed with a trailing newline: the bytes, not the JSON, are what is signed.
 const body = `${JSON.stringify(event, null, 2)}\n`;
 const signature = createHmac('sha256', secret).update(`${now}.${body}`).digest('hex');
