@@ -1,15 +1,10 @@
-import ky, { isKyError, isTimeoutError } from 'ky';
+import ky, { type BeforeRetryState, type Options, type ResponsePromise } from 'ky';
 import type * as z from 'zod';
-import { APIPromise, type WithResponse } from './core/api-promise.js';
-import {
-  APIConnectionError,
-  APIError,
-  APITimeoutError,
-  APIUserAbortError,
-  PaymentsError,
-  retryAfterSeconds,
-} from './core/error.js';
+import { APIPromise, type SentRequest } from './core/api-promise.js';
+import { APIError, ConfigurationError, PaymentsError } from './core/error.js';
 import { listBody, PagePromise, toPage, type ListBody, type ListPage } from './core/pagination.js';
+import { callError, type CallInfo } from './internal/errors.js';
+import { hmacSha256Hex, hmacSha256HexSync } from './internal/hmac.js';
 import {
   resolveOptions,
   type ClientOptions,
@@ -18,10 +13,10 @@ import {
   type RequestOptions,
   type ResolvedOptions,
 } from './internal/options.js';
-import { parseBody, validateResponse, type ParsedBody } from './internal/parse.js';
+import { decodeResponse } from './internal/parse.js';
 import { redactBody, redactHeaders } from './internal/redact.js';
-import { retryableFailure, retryableStatus, retryDelay, type RetryMode } from './internal/retry.js';
-import { signRequest } from './internal/signing.js';
+import { retryOptions, type RetryMode } from './internal/retry.js';
+import { signingPayload } from './internal/signing.js';
 import { validateInputs, type Checked } from './internal/validate.js';
 import { Balance } from './resources/balance.js';
 import { Billing } from './resources/billing/index.js';
@@ -47,10 +42,11 @@ export interface RequestSpec<S extends z.ZodType> {
   retry?: RetryMode;
   /** A body for which no retry may happen, whatever the status (payout INPROGRESS/AMBIGUOUS). */
   finalOutcome?: (body: unknown) => boolean;
+  /** The spec shows no response body: an empty 2xx is a success (push). */
+  emptyBodyOk?: boolean;
 }
 
 const LEVELS: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
-const CLOCK_SKEW_LIMIT_S = 300;
 
 /**
  * The Business Payments API client. One client holds one environment's credential set.
@@ -80,10 +76,13 @@ export class PaymentsClient {
 
   // Private: the secret must never show in JSON.stringify, util.inspect or an error.
   readonly #options: ResolvedOptions;
+  // Parsed once: errors name its origin until a call has its own URL.
+  readonly #baseUrl: URL;
 
   /** @throws {ConfigurationError} when configuration is missing or contradictory. */
   constructor(options: ClientOptions = {}) {
     this.#options = resolveOptions(options);
+    this.#baseUrl = new URL(this.#options.baseUrl);
     this.payments = new Payments(this);
     this.balance = new Balance(this);
     this.siteInfo = new SiteInfoResource(this);
@@ -101,16 +100,6 @@ export class PaymentsClient {
     return this.#options.baseUrl;
   }
 
-  /** @internal Milliseconds now, from the configured clock. */
-  now(): number {
-    return this.#options.clock.now();
-  }
-
-  /** @internal Sleeps on the configured clock. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return this.#options.clock.sleep(ms, signal);
-  }
-
   /** The service's machine-readable description (GET /api/v1/openapi.json). */
   openapi(options?: RequestOptions): APIPromise<OpenAPIDocument> {
     return this.request(
@@ -121,7 +110,7 @@ export class PaymentsClient {
 
   /** @internal Sends one call through the pipeline: validate, sign, send, retry, parse. */
   request<S extends z.ZodType>(spec: RequestSpec<S>, options?: RequestOptions): APIPromise<z.output<S>> {
-    return new APIPromise(this.#send(spec, options));
+    return new APIPromise(this.#call(spec, options));
   }
 
   /** @internal A list call: the first page now, every page on `for await`. */
@@ -130,160 +119,129 @@ export class PaymentsClient {
     options?: RequestOptions,
   ): PagePromise<T> {
     const response = listBody(spec.item) as unknown as z.ZodType<ListBody<T>>;
-    const fetchPage = async (offset: number | undefined): Promise<WithResponse<ListPage<T>>> => {
+    const fetchPage = (offset: number | undefined): Promise<SentRequest<ListPage<T>>> => {
       const value = offset === undefined ? spec.value : { ...spec.value, offset };
-      const result = await this.#send({ ...spec, params: [spec.params, value], response }, options);
       const query = (value ?? {}) as { offset?: number; limit?: number };
-      return { data: toPage(result.data, query.offset ?? 0, query.limit), response: result.response };
+      return this.#call({ ...spec, params: [spec.params, value], response }, options).then((sent) => ({
+        response: sent.response,
+        parse: async () => toPage(await sent.parse(), query.offset ?? 0, query.limit, next),
+      }));
     };
-    return new PagePromise(fetchPage(undefined), fetchPage);
+    const next = (offset: number) => new APIPromise(fetchPage(offset)).withResponse();
+    return new PagePromise(fetchPage(undefined));
   }
 
-  async #send<S extends z.ZodType>(spec: RequestSpec<S>, options: RequestOptions = {}): Promise<WithResponse<z.output<S>>> {
+  // The pipeline, top to bottom: check inputs, sign the first attempt, send through ky
+  // (which re-signs each retry in a hook, retries under the payment policy and times out),
+  // then read and validate the body when data is asked for. Every failure leaves through
+  // callError, stamped with the Idempotency-Key and the attempt count.
+  async #call<S extends z.ZodType>(spec: RequestSpec<S>, options: RequestOptions = {}): Promise<SentRequest<z.output<S>>> {
     const o = this.#options;
-    const { path: pathValues, params } = validateInputs(spec.operation, spec, o.environment, options);
-
-    const url = new URL(o.baseUrl + spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!)));
-    if (spec.method === 'GET' && params) url.search = toQuery(params as Record<string, unknown>);
-    // Sign what the URL parser will put on the wire, not what we typed: they can differ.
-    const pathWithQuery = url.pathname + url.search;
-    const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : '';
-
     const mode = spec.retry ?? (spec.method === 'GET' ? 'safe' : 'create');
-    // One key per call, reused by every retry: the server replays instead of charging twice.
-    const idempotencyKey = options.idempotencyKey ?? (mode === 'create' ? crypto.randomUUID() : undefined);
-    const maxRetries = options.maxRetries ?? o.maxRetries;
-    const timeout = options.timeout ?? o.timeout;
-    const { signal } = options;
-
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause: signal.reason });
-      const timestamp = Math.floor(o.clock.now() / 1000);
-      const headers: Record<string, string> = {
-        ...o.defaultHeaders,
-        ...options.headers,
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-        'X-Environment': o.environment,
-        'X-Merchant-Key': o.merchantKey,
-        'X-API-Key': o.apiKey,
-        'X-Timestamp': String(timestamp),
-        'X-Signature': await signRequest({ secret: o.apiSecret, timestamp, method: spec.method, pathWithQuery, body }),
-      };
-      if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
-      const started = o.clock.now();
-      this.#log('debug', `${spec.method} ${pathWithQuery} attempt ${attempt + 1}`, {
-        headers: redactHeaders(headers),
-        body: params === undefined ? undefined : redactBody(params),
-      });
-
-      let response: Response;
-      let parsed: ParsedBody;
-      // ky's timeout ends when the headers arrive: this controller and deadline also bound
-      // the body read, so a server that stalls mid-body cannot hang the call forever.
-      const attemptAbort = new AbortController();
-      const deadline = Date.now() + timeout;
-      try {
-        response = await ky(url, {
-          method: spec.method,
-          headers,
-          body: spec.method === 'POST' ? body : undefined,
-          timeout,
-          retry: 0,
-          throwHttpErrors: false,
-          fetch: o.fetch,
-          signal: signal ? AbortSignal.any([signal, attemptAbort.signal]) : attemptAbort.signal,
-        });
-      } catch (cause) {
-        // ky's errors hold the Request, whose headers carry X-API-Key and X-Signature (which the
-        // logger redacts): expose only the underlying failure, as error trackers print causes.
-        const reason: unknown = isKyError(cause) ? (cause as { cause?: unknown }).cause : cause;
-        if (signal?.aborted) throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause: reason });
-        const timedOut = isTimeoutError(cause);
-        const error = timedOut
-          ? new APITimeoutError(`${spec.operation} timed out after ${timeout} ms.`, { cause: reason })
-          : new APIConnectionError(`${spec.operation} could not reach ${url.origin}: ${describeCause(cause)}.`, { cause: reason });
-        if (attempt < maxRetries && retryableFailure(mode, cause, timedOut)) {
-          await this.#wait(spec, attempt, undefined, error, signal);
-          continue;
-        }
-        this.#log('error', `${spec.method} ${pathWithQuery} failed: ${error.message}`);
-        throw error;
-      }
-
-      try {
-        parsed = parseBody(await readText(response, deadline - Date.now(), attemptAbort));
-      } catch (cause) {
-        if (signal?.aborted) throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause });
-        const error =
-          cause instanceof BodyTimeout
-            ? new APITimeoutError(`${spec.operation} timed out after ${timeout} ms while reading the response body.`, { cause })
-            : new APIConnectionError(`${spec.operation}: the connection broke while reading the response (${describeCause(cause)}).`, { cause });
-        // The server saw this request: only idempotent modes may send it again.
-        if (attempt < maxRetries && retryableFailure(mode, cause, true)) {
-          await this.#wait(spec, attempt, undefined, error, signal);
-          continue;
-        }
-        // Logged like the other final failures (this branch used to throw silently).
-        this.#log('error', `${spec.method} ${pathWithQuery} failed: ${error.message}`);
-        throw error;
-      }
-      this.#log('info', `${spec.method} ${pathWithQuery} → ${response.status} in ${o.clock.now() - started} ms`);
-
-      if (response.ok) {
-        const data = validateResponse(spec.operation, spec.response, parsed, response.status, response.headers.get('content-type'));
-        return { data, response };
-      }
-
-      // Retry-After read once, on the client's clock: the error reports it, the wait honours it.
-      const retryAfter = retryAfterSeconds(response.headers, o.clock.now());
-      const error = this.#apiError(response, parsed, retryAfter);
-      const final = parsed.json && spec.finalOutcome?.(parsed.value) === true;
-      if (!final && attempt < maxRetries && retryableStatus(mode, response.status)) {
-        if (await this.#wait(spec, attempt, retryAfter === undefined ? undefined : retryAfter * 1000, error, signal)) continue;
-      }
-      this.#log('warn', `${spec.method} ${pathWithQuery} failed: ${error.message}`);
-      throw error;
-    }
-  }
-
-  /** Sleeps before a retry; false when the server asked for a longer wait than we allow. */
-  async #wait(
-    spec: RequestSpec<z.ZodType>,
-    attempt: number,
-    retryAfterMs: number | undefined,
-    error: PaymentsError,
-    signal: AbortSignal | undefined,
-  ): Promise<boolean> {
-    const delay = retryDelay(attempt + 1, retryAfterMs, this.#options.clock.random());
-    if (delay === undefined) return false;
-    this.#log('warn', `${spec.operation} attempt ${attempt + 1} failed (${error.message}); retrying in ${Math.round(delay)} ms`);
+    const call: CallInfo = {
+      operation: spec.operation,
+      origin: this.#baseUrl.origin,
+      pathWithQuery: this.#baseUrl.pathname,
+      timeout: options.timeout ?? o.timeout,
+      signal: options.signal,
+      // One key per call, reused by every retry: the server replays instead of charging twice.
+      idempotencyKey: options.idempotencyKey ?? (mode === 'create' ? crypto.randomUUID() : undefined),
+      attempts: 0,
+    };
+    let sent: ResponsePromise;
+    let response: Response;
     try {
-      await this.#options.clock.sleep(delay, signal);
+      const { path, params } = validateInputs(spec.operation, spec, o.environment, options);
+      call.pathWithQuery = pathWithQuery(this.#baseUrl, spec, path, params);
+      const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;
+      const signer = new AttemptSigner(o.apiSecret, spec.method, call.pathWithQuery, body);
+      // The first attempt is signed here (synchronously where node:crypto is), retries in a hook.
+      const first = signer.sign(this.#headers(options, call.idempotencyKey));
+      const headers = first instanceof Promise ? await first : first;
+      this.#logAttempt(spec, call, headers, params, 0);
+      const limit = options.maxRetries ?? o.maxRetries;
+      // Only the options this call needs: ky merges every key it is given, on every call.
+      const request: Options = {
+        method: spec.method,
+        headers,
+        timeout: call.timeout,
+        retry: retryOptions(mode, limit, spec.finalOutcome),
+        fetch: (input, init) => this.#fetch(input as Request, init, call),
+        // A redirect would carry the credentials and the body to another origin: refuse it.
+        redirect: 'manual',
+      };
+      if (body !== undefined) request.body = body;
+      if (options.signal) request.signal = options.signal;
+      if (limit > 0) request.hooks = { beforeRetry: [(state) => this.#resign(state, spec, call, signer, params)] };
+      sent = ky(call.origin + call.pathWithQuery, request);
+      response = await sent;
     } catch (cause) {
-      throw new APIUserAbortError(`${spec.operation} was aborted.`, { cause });
+      throw this.#failed(cause, call);
     }
-    return true;
+    const parse = async () => {
+      if (response.bodyUsed) throw new PaymentsError(`${spec.operation}: the body was already read through asResponse(); use withResponse() for both.`);
+      const text = await sent.text().catch((cause: unknown) => Promise.reject(this.#failed(cause, call, true)));
+      try {
+        return decodeResponse(spec.response, text, response, { operation: spec.operation, serverMayHaveActed: mode !== 'safe', emptyBodyOk: spec.emptyBodyOk });
+      } catch (cause) {
+        throw this.#failed(cause, call);
+      }
+    };
+    return { response, parse };
   }
 
-  #apiError(response: Response, parsed: ParsedBody, retryAfter: number | undefined): APIError {
-    const body = parsed.json ? parsed.value : parsed.text;
-    const init = { status: response.status, body, headers: response.headers, retryAfter };
-    if (response.status === 401) {
-      // A 401 from a clock that is off looks like bad credentials: say which it is.
-      const serverDate = Date.parse(response.headers.get('date') ?? '');
-      const skew = Number.isNaN(serverDate) ? 0 : Math.round((this.#options.clock.now() - serverDate) / 1000);
-      if (Math.abs(skew) > CLOCK_SKEW_LIMIT_S) {
-        const base = APIError.generate(init).message;
-        return APIError.generate({
-          ...init,
-          message:
-            `${base}. Your clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's; ` +
-            `signed requests are refused outside ${CLOCK_SKEW_LIMIT_S} s. Synchronise the system clock (NTP).`,
-        });
-      }
+  /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */
+  async #resign(state: BeforeRetryState, spec: RequestSpec<z.ZodType>, call: CallInfo, signer: AttemptSigner, params: unknown): Promise<void> {
+    this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${callError(state.error, { ...call }).message}); retrying`);
+    const signed = await signer.sign({});
+    for (const [name, value] of Object.entries(signed)) state.request.headers.set(name, value);
+    this.#logAttempt(spec, call, Object.fromEntries(state.request.headers), params, state.retryCount);
+  }
+
+  #logAttempt(spec: RequestSpec<z.ZodType>, call: CallInfo, headers: Record<string, string>, params: unknown, retry: number): void {
+    if (LEVELS[this.#options.logLevel] < LEVELS.debug) return;
+    this.#log('debug', `${spec.method} ${call.pathWithQuery} attempt ${retry + 1}`, {
+      headers: redactHeaders(headers),
+      body: params === undefined ? undefined : redactBody(params),
+    });
+  }
+
+  /** Calls fetch as a plain function (workerd and browsers refuse a foreign `this`). */
+  async #fetch(input: Request, init: RequestInit | undefined, call: CallInfo): Promise<Response> {
+    // Looked up per call: a polyfill or instrumentation installed after the client is used.
+    const fetchImpl = this.#options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') throw new ConfigurationError('No fetch is available in this runtime: pass options.fetch.');
+    // An already aborted signal: fetch rejects without sending, so it is not an attempt.
+    if (!input.signal?.aborted) call.attempts++;
+    const started = Date.now();
+    // async: a fetch that throws synchronously becomes a rejection, so ky clears its timer.
+    const response = await fetchImpl(input, init);
+    if (LEVELS[this.#options.logLevel] >= LEVELS.info) {
+      this.#log('info', `${input.method} ${call.pathWithQuery} → ${response.status} in ${Date.now() - started} ms`);
     }
-    return APIError.generate(init);
+    return response;
+  }
+
+  #headers(options: RequestOptions, idempotencyKey: string | undefined): Record<string, string> {
+    const o = this.#options;
+    const headers: Record<string, string> = {
+      ...o.defaultHeaders,
+      ...options.headers,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      'X-Environment': o.environment,
+      'X-Merchant-Key': o.merchantKey,
+      'X-API-Key': o.apiKey,
+    };
+    if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
+    return headers;
+  }
+
+  /** Maps a failure to its SDK error and logs it (API errors at warn, the rest at error). */
+  #failed(cause: unknown, call: CallInfo, reading = false): PaymentsError {
+    const error = callError(cause, call, reading);
+    this.#log(error instanceof APIError ? 'warn' : 'error', `${call.operation} failed: ${error.message}`);
+    return error;
   }
 
   #log(level: Exclude<LogLevel, 'off'>, message: string, details?: unknown): void {
@@ -304,24 +262,35 @@ export class PaymentsClient {
   }
 }
 
-class BodyTimeout extends Error {
-  override name = 'BodyTimeout';
+/** Signs attempts of one request: `<ts>.<METHOD>.<path_with_query>.<raw_body>`, afresh each time. */
+class AttemptSigner {
+  readonly #secret: string;
+  readonly #request: { method: string; pathWithQuery: string; body: string | undefined };
+
+  constructor(secret: string, method: string, pathWithQuery: string, body: string | undefined) {
+    this.#secret = secret;
+    this.#request = { method, pathWithQuery, body };
+  }
+
+  /** `headers` plus X-Timestamp and X-Signature for now; a Promise only on the WebCrypto path. */
+  sign(headers: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const payload = signingPayload({ timestamp, ...this.#request });
+    const done = (hex: string) => Object.assign(headers, { 'X-Timestamp': String(timestamp), 'X-Signature': `sha256=${hex}` });
+    const hex = hmacSha256HexSync(this.#secret, payload);
+    return hex === undefined ? hmacSha256Hex(this.#secret, payload).then(done) : done(hex);
+  }
 }
 
-/** `response.text()` within `ms` (real time, like ky's timeout); on expiry the attempt is aborted. */
-async function readText(response: Response, ms: number, attemptAbort: AbortController): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new BodyTimeout('the response body did not arrive in time'));
-      attemptAbort.abort();
-    }, Math.max(0, ms));
-  });
-  try {
-    return await Promise.race([response.text(), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * Path and query as they go on the wire (and are signed): the base path, the route with its
+ * params percent-encoded, and the query of a GET. encodeURIComponent and URLSearchParams
+ * leave nothing the URL parser would re-encode, so this string is exactly what is sent.
+ */
+function pathWithQuery(base: URL, spec: RequestSpec<z.ZodType>, path: Record<string, string>, params: unknown): string {
+  const route = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(path[name]!));
+  const query = spec.method === 'GET' && params ? toQuery(params as Record<string, unknown>) : '';
+  return base.pathname.replace(/\/$/, '') + route + (query ? `?${query}` : '');
 }
 
 function toQuery(params: Record<string, unknown>): string {
@@ -330,16 +299,4 @@ function toQuery(params: Record<string, unknown>): string {
     if (value !== undefined && value !== null) query.append(key, String(value));
   }
   return query.toString();
-}
-
-function describeCause(cause: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = cause;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const { message, code } = current as { message?: unknown; code?: unknown };
-    if (typeof code === 'string') parts.push(code);
-    else if (typeof message === 'string' && message) parts.push(message);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return parts.join(': ') || 'network error';
 }

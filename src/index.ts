@@ -21,7 +21,7 @@ export {
   ResponseValidationError,
 } from './core/error.js';
 export { signRequest, type SignRequestInput } from './internal/signing.js';
-export type { ClientOptions, RequestOptions, Environment, Logger, LogLevel, Clock } from './internal/options.js';
+export type { ClientOptions, RequestOptions, Environment, Logger, LogLevel } from './internal/options.js';
 export * from './resources/payments.js';
 export * from './resources/payouts.js';
 export * from './resources/balance.js';

@@ -6,14 +6,28 @@ export interface WithResponse<T> {
   response: Response;
 }
 
+/** @internal What the pipeline hands an APIPromise: the response, and how to read its body. */
+export interface SentRequest<T> {
+  /** The final attempt's response, its body unread. */
+  response: Response;
+  /** Reads, parses and validates the body (once). */
+  parse(): Promise<T>;
+}
+
 /**
- * The promise every client method returns: await it for the typed result, or call
- * `.withResponse()` for `{ data, response }` (status, headers, request id).
+ * The promise every client method returns: await it for the typed result, call
+ * `.withResponse()` for `{ data, response }` (status, headers), or `.asResponse()` for the
+ * raw `Response`, unread and unparsed (the escape hatch when a shape surprises you).
+ *
+ * The request is sent at once; the body is read and validated only when you ask for data.
  *
  * @example
  * ```ts
  * const { data, response } = await client.balance.retrieve().withResponse();
  * console.log(response.status, data);
+ *
+ * const raw = await client.payments.verify('TRX123').asResponse();
+ * console.log(raw.headers.get('content-type'), await raw.text());
  * ```
  */
 export class APIPromise<T> extends Promise<T> {
@@ -23,22 +37,33 @@ export class APIPromise<T> extends Promise<T> {
     return Promise;
   }
 
-  readonly #result: Promise<WithResponse<T>>;
+  readonly #sent: Promise<SentRequest<T>>;
+  #parsed: Promise<WithResponse<T>> | undefined;
   #data: Promise<T> | undefined;
 
-  /** @internal Wraps the pipeline's promise; users get instances from client methods. */
-  constructor(result: Promise<WithResponse<T>>) {
+  /** @internal Users get instances from client methods. */
+  constructor(sent: Promise<SentRequest<T>>) {
     super((resolve) => resolve(undefined as T));
-    this.#result = result;
+    this.#sent = sent;
+  }
+
+  /**
+   * Resolves to the raw `Response`; the SDK neither reads nor parses its body. It is the same
+   * body the data comes from: read one or the other (`withResponse()` gives both).
+   */
+  asResponse(): Promise<Response> {
+    return this.#sent.then((sent) => sent.response);
   }
 
   /** Resolves to `{ data, response }` instead of the bare data. */
   withResponse(): Promise<WithResponse<T>> {
-    return this.#result;
+    this.#parsed ??= this.#sent.then(async (sent) => ({ data: await this.#read(sent), response: sent.response }));
+    return this.#parsed;
   }
 
-  #parsed(): Promise<T> {
-    this.#data ??= this.#result.then((r) => r.data);
+  // The body is read once, whichever of `then` and `withResponse` asks first.
+  #read(sent: SentRequest<T>): Promise<T> {
+    this.#data ??= sent.parse();
     return this.#data;
   }
 
@@ -46,14 +71,14 @@ export class APIPromise<T> extends Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#parsed().then(onfulfilled, onrejected);
+    return this.#sent.then((sent) => this.#read(sent)).then(onfulfilled, onrejected);
   }
 
   override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onrejected);
+    return this.then(undefined, onrejected);
   }
 
   override finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onfinally);
+    return this.then().finally(onfinally);
   }
 }

@@ -7,6 +7,15 @@
  */
 export class PaymentsError extends Error {
   override name = 'PaymentsError';
+  // Declared, not initialised: the client sets them on errors from a call, and the webhooks
+  // entry (which shares this class) ships no code for them.
+  /**
+   * On errors from a create call (`payments.create`, `payouts.create`, …): the
+   * Idempotency-Key that was sent, or would have been. Retrying with it never charges twice.
+   */
+  declare readonly idempotencyKey?: string;
+  /** On errors from a call: how many HTTP attempts were made (0 when nothing was sent). */
+  declare readonly attempts?: number;
 }
 
 /**

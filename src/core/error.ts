@@ -65,21 +65,26 @@ export class APIError extends PaymentsError {
   }
 
   /** Maps an HTTP status (and the body's label) to its error class: the one place that does. */
-  // retryAfter: lets the client measure an HTTP-date Retry-After on its own (injectable) clock.
-  static generate(init: APIErrorInit & { retryAfter?: number }): APIError {
-    const { status } = init;
-    if (status === 401) return new AuthenticationError(init);
-    if (status === 403) {
-      return errorFields(init.body).label === 'Merchant Pending Approval'
-        ? new MerchantPendingApprovalError(init)
-        : new PermissionDeniedError(init);
-    }
-    if (status === 404) return new NotFoundError(init);
-    if (status === 400 || status === 422) return new UnprocessableEntityError(init);
-    if (status === 429) return new RateLimitError(init);
-    if (status >= 500) return new InternalServerError(init);
-    return new APIError(init);
+  static generate(init: APIErrorInit): APIError {
+    return errorForStatus(init);
   }
+}
+
+// Outside the class body on purpose: a class that names itself inside its body is emitted
+// by bundlers as `var APIError = class _APIError`, and `constructor.name` becomes `_APIError`.
+function errorForStatus(init: APIErrorInit): APIError {
+  const { status } = init;
+  if (status === 401) return new AuthenticationError(init);
+  if (status === 403) {
+    return errorFields(init.body).label === 'Merchant Pending Approval'
+      ? new MerchantPendingApprovalError(init)
+      : new PermissionDeniedError(init);
+  }
+  if (status === 404) return new NotFoundError(init);
+  if (status === 400 || status === 422) return new UnprocessableEntityError(init);
+  if (status === 429) return new RateLimitError(init);
+  if (status >= 500) return new InternalServerError(init);
+  return new APIError(init);
 }
 
 /** 401: credentials wrong, from the other environment, or a stale/bad signature. */
@@ -113,9 +118,9 @@ export class RateLimitError extends APIError {
   /** Seconds the server asked to wait (`Retry-After`), when it said. */
   readonly retryAfter: number | undefined;
 
-  constructor(init: APIErrorInit & { retryAfter?: number }) {
+  constructor(init: APIErrorInit) {
     super(init);
-    this.retryAfter = init.retryAfter ?? retryAfterSeconds(init.headers);
+    this.retryAfter = retryAfterSeconds(init.headers);
   }
 }
 
@@ -140,8 +145,12 @@ export class APIUserAbortError extends PaymentsError {
 }
 
 /**
- * A 2xx response did not match the documented shape (missing or mistyped field, or not
- * JSON at all). `body` keeps the raw text so nothing the server said is lost.
+ * A 2xx response the merchant cannot act on: not JSON, or a field the merchant relies on
+ * (`trx_id` of a created payment, an amount) missing or mistyped. Unknown fields and new
+ * enum values never cause it. `body` keeps the raw text so nothing the server said is
+ * lost; `serverMayHaveActed` says whether the call may already have taken effect (a create
+ * or a push): then retry with the same `idempotencyKey`, or look the payment up, before
+ * anything else.
  */
 export class ResponseValidationError extends PaymentsError {
   override name = 'ResponseValidationError';
@@ -149,14 +158,23 @@ export class ResponseValidationError extends PaymentsError {
   readonly body: string;
   /** HTTP status of the response. */
   readonly status: number;
+  /** Response headers. */
+  readonly headers: Headers;
   /** Field path → messages, when the body was JSON but the wrong shape. */
   readonly errors: Record<string, string[]> | undefined;
+  /** True for calls that change state (creates, push): the server may have acted on this one. */
+  readonly serverMayHaveActed: boolean;
 
-  constructor(message: string, init: { body: string; status: number; errors?: Record<string, string[]> }) {
+  constructor(
+    message: string,
+    init: { body: string; status: number; headers: Headers; serverMayHaveActed: boolean; errors?: Record<string, string[]> | undefined },
+  ) {
     super(message);
     this.body = init.body;
     this.status = init.status;
+    this.headers = init.headers;
     this.errors = init.errors;
+    this.serverMayHaveActed = init.serverMayHaveActed;
   }
 }
 
@@ -181,15 +199,36 @@ function describe(status: number, label?: string, message?: string): string {
   return message && message !== label ? `${head}: ${message}` : head;
 }
 
-/** Seconds from a `Retry-After` header (delta-seconds or HTTP-date), if present and sane. */
+// RFC 9110's three HTTP-date forms; anything else (negative, a list, garbage) is no hint.
+const HTTP_DATE = [
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]+day, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+// Rate-limit reset headers may carry an epoch time instead of seconds to wait (as ky reads them).
+const EPOCH_THRESHOLD_S = Date.UTC(2024, 0, 1) / 1000;
+
+/**
+ * Seconds the server asked to wait, read as ky reads it (ky does the waiting): `Retry-After`
+ * as delta-seconds or an HTTP-date; without it, the `RateLimit-Reset`, `X-RateLimit-Reset`,
+ * `X-Rate-Limit-Reset` and `X-RateLimit-Retry-After` headers. `undefined`: no usable hint.
+ */
 export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms) / 1000;
-  const value = headers.get('retry-after');
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, (date - now) / 1000);
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter !== null) return delaySeconds(retryAfter.trim(), now, false);
+  const reset = headers.get('ratelimit-reset') ?? headers.get('x-ratelimit-reset') ?? headers.get('x-rate-limit-reset');
+  if (reset !== null) return delaySeconds(reset.trim(), now, true);
+  const after = headers.get('x-ratelimit-retry-after');
+  return after === null ? undefined : delaySeconds(after.trim(), now, false);
+}
+
+function delaySeconds(value: string, now: number, epochAllowed: boolean): number | undefined {
+  if (/^\d+$/.test(value)) {
+    const seconds = Number(value);
+    return epochAllowed && seconds >= EPOCH_THRESHOLD_S ? Math.max(0, Math.ceil(seconds - now / 1000)) : seconds;
+  }
+  const form = HTTP_DATE.findIndex((pattern) => pattern.test(value));
+  if (form === -1) return undefined;
+  const date = Date.parse(form === 2 ? `${value} GMT` : value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }

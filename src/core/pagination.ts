@@ -1,9 +1,16 @@
 import * as z from 'zod';
-import { APIPromise, type WithResponse } from './api-promise.js';
+import { APIPromise, type SentRequest, type WithResponse } from './api-promise.js';
+import { InvalidParamsError, PaymentsError } from './error.js';
 
 /**
- * One page of a list, as plain JSON. `has_more` is the server's word when it sends one;
- * otherwise it is inferred: a full page (`data.length === limit`) may have more after it.
+ * One page of a list, as plain JSON (`data`, `offset`, `limit`, `has_more`, `total`) plus
+ * two helpers that do not serialise: `hasNextPage()` and `getNextPage()`.
+ *
+ * @example
+ * ```ts
+ * let page = await client.payments.list({ limit: 50 });
+ * while (page.hasNextPage()) page = await page.getNextPage();
+ * ```
  */
 export interface ListPage<T> {
   /** The items of this page. */
@@ -12,24 +19,45 @@ export interface ListPage<T> {
   offset: number;
   /** Page size asked for, if any. */
   limit: number | undefined;
-  /** Whether a next page may exist. */
+  /** Whether a next page may exist: the server's word, else a full page with no total reached. */
   has_more: boolean;
   /** Total item count, when the server sent one. */
   total?: number | undefined;
+  /** True when the server's answer says another page may follow. */
+  hasNextPage(): boolean;
+  /** Fetches the page after this one (same params, next offset). Throws when there is none. */
+  getNextPage(): Promise<ListPage<T>>;
 }
+
+/**
+ * A walk that has not ended after this many pages is a server that ignores `offset` or a
+ * list growing faster than it is read: it ends in a PaymentsError instead of looping forever.
+ */
+export const MAX_PAGES = 10_000;
+/**
+ * Pages in a row that bring nothing new (every id already seen, or the same id-less rows
+ * again) before the walk gives up: rows shifted by inserts at the head give a few such
+ * pages, a server that ignores offset gives them forever.
+ */
+export const MAX_STALE_PAGES = 10;
+/** Largest `limit` of `toArray({ limit })`: more belongs in a `for await` loop. */
+export const MAX_TO_ARRAY = 10_000;
 
 const meta = { has_more: z.boolean().optional(), total: z.number().optional() };
 
 /**
  * List bodies are not shown in the spec, so the schema is lenient on the envelope: a bare
- * array, `{ data: [...] }`, or a paginator nested in a success envelope
- * `{ data: { data: [...] } }`. Items are checked with their own (lenient) schema.
+ * array, `{ data: [...] }`, `{ data: [...], meta: { total, has_more } }`, or a paginator
+ * nested in a success envelope `{ data: { data: [...] } }`. Items are checked with their own
+ * (lenient) schema.
  */
 export function listBody<T extends z.ZodType>(item: T) {
   const items = z.array(item);
   return z.union([
     items.transform((data) => ({ data, has_more: undefined, total: undefined })),
-    z.looseObject({ data: items, ...meta }),
+    z
+      .looseObject({ data: items, ...meta, meta: z.looseObject(meta).optional() })
+      .transform((body) => ({ data: body.data, has_more: body.has_more ?? body.meta?.has_more, total: body.total ?? body.meta?.total })),
     z.looseObject({ data: z.looseObject({ data: items, ...meta }) }).transform((body) => body.data),
   ]);
 }
@@ -37,15 +65,32 @@ export function listBody<T extends z.ZodType>(item: T) {
 /** Raw list body after `listBody`. */
 export type ListBody<T> = { data: T[]; has_more?: boolean | undefined; total?: number | undefined };
 
-export function toPage<T>(body: ListBody<T>, offset: number, limit: number | undefined): ListPage<T> {
-  const inferred =
-    body.total !== undefined
-      ? offset + body.data.length < body.total
-      : limit !== undefined
-        ? body.data.length >= limit
-        : body.data.length > 0;
-  const page: ListPage<T> = { data: body.data, offset, limit, has_more: body.has_more ?? inferred };
+/** The page after `offset`, as the client fetches it. */
+export type FetchPage<T> = (offset: number) => Promise<WithResponse<ListPage<T>>>;
+
+/**
+ * A page from a list body. The walk ends when the server says so: `has_more: false`, a
+ * page shorter than `limit`, an empty page, or `total` reached.
+ */
+export function toPage<T>(body: ListBody<T>, offset: number, limit: number | undefined, fetchPage: FetchPage<T>): ListPage<T> {
+  const count = body.data.length;
+  const ended =
+    body.has_more === false ||
+    count === 0 ||
+    (limit !== undefined && count < limit) ||
+    (body.total !== undefined && offset + count >= body.total);
+  const page = { data: body.data, offset, limit, has_more: !ended } as ListPage<T>;
   if (body.total !== undefined) page.total = body.total;
+  // Not enumerable: the page stays plain JSON for JSON.stringify, structuredClone and Next.js.
+  Object.defineProperties(page, {
+    hasNextPage: { value: () => page.has_more },
+    getNextPage: {
+      value: async () => {
+        if (!page.has_more) throw new PaymentsError('No next page: check page.hasNextPage() first.');
+        return (await fetchPage(offset + count)).data;
+      },
+    },
+  });
   return page;
 }
 
@@ -59,45 +104,99 @@ export function toPage<T>(body: ListBody<T>, offset: number, limit: number | und
  * for await (const payment of client.payments.list({ status: 'success' })) {
  *   console.log(payment.trx_id);
  * }
+ * for await (const page of client.payments.list().iterPages()) console.log(page.data.length);
+ * const recent = await client.payments.list({ limit: 100 }).toArray({ limit: 500 });
  * ```
  */
 export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIterable<T> {
-  readonly #fetchPage: (offset: number) => Promise<WithResponse<ListPage<T>>>;
+  // Pages that repeat the previous page exactly (rows without ids): their items are not
+  // yielded again by the item walk.
+  readonly #repeats = new WeakSet<ListPage<T>>();
 
   /** @internal */
-  constructor(first: Promise<WithResponse<ListPage<T>>>, fetchPage: (offset: number) => Promise<WithResponse<ListPage<T>>>) {
+  constructor(first: Promise<SentRequest<ListPage<T>>>) {
     super(first);
-    this.#fetchPage = fetchPage;
   }
 
-  /** Walks every page by offset, yielding each item once. */
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    // Items inserted while walking shift later pages: ids already yielded are skipped.
+  /**
+   * Walks the pages by offset until the server says the list ended. Never loops forever:
+   * {@link MAX_STALE_PAGES} pages in a row with nothing new, or {@link MAX_PAGES} pages in
+   * all, end the walk with a PaymentsError.
+   */
+  async *iterPages(): AsyncGenerator<ListPage<T>, void, undefined> {
     const seen = new Set<string>();
-    let page = (await this.withResponse()).data;
-    for (;;) {
-      let fresh = 0;
+    let page: ListPage<T> = (await this.withResponse()).data;
+    let previous: ListPage<T> | undefined;
+    let stale = 0;
+    for (let count = 1; ; count++) {
+      const novelty = whatIsNew(page, previous, seen);
+      stale = novelty === 'fresh' ? 0 : stale + 1;
+      if (novelty === 'repeat') this.#repeats.add(page);
+      yield page;
+      if (!page.hasNextPage()) return;
+      if (stale >= MAX_STALE_PAGES || count >= MAX_PAGES) {
+        const why = stale >= MAX_STALE_PAGES ? `${stale} pages in a row brought nothing new` : `it did not end after ${count} pages`;
+        throw new PaymentsError(`The list walk stopped at offset ${page.offset + page.data.length}: ${why}. The server may ignore offset.`);
+      }
+      previous = page;
+      page = await page.getNextPage();
+    }
+  }
+
+  /**
+   * Walks every page, yielding each item once. Rows that shift to a later page while the
+   * walk runs (new items at the head) are skipped by id; items without an id are all yielded.
+   */
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    const seen = new Set<string>();
+    for await (const page of this.iterPages()) {
+      if (this.#repeats.has(page)) continue;
       for (const item of page.data) {
         const id = itemId(item);
-        if (seen.has(id)) continue;
-        seen.add(id);
-        fresh++;
+        if (id !== undefined) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+        }
         yield item;
       }
-      // A page of nothing new means the server ignores offset: stop rather than loop forever.
-      if (!page.has_more || page.data.length === 0 || fresh === 0) return;
-      page = (await this.#fetchPage(page.offset + page.data.length)).data;
     }
+  }
+
+  /** The first `limit` items of the walk (1 to 10,000; required, so a list never fills memory). */
+  async toArray(options: { limit: number }): Promise<T[]> {
+    const limit = (options as { limit?: unknown } | undefined)?.limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_TO_ARRAY) {
+      throw new InvalidParamsError('list.toArray', { limit: [`is required: a whole number from 1 to ${MAX_TO_ARRAY}`] });
+    }
+    const items: T[] = [];
+    for await (const item of this) {
+      items.push(item);
+      if (items.length >= limit) break;
+    }
+    return items;
   }
 }
 
-// An item's identity: its id when it has one, else its whole JSON (an item without an id
-// that comes back unchanged is the same item), so a server ignoring offset cannot loop us.
-function itemId(item: unknown): string {
-  if (typeof item === 'object' && item !== null) {
-    const record = item as Record<string, unknown>;
-    const id = record.trx_id ?? record.id;
-    if (typeof id === 'string' || typeof id === 'number') return `id:${String(id)}`;
+// Records the page's ids and says what the page brought: a new id or id-less rows (`fresh`),
+// only ids already seen (`seen`), or exactly the rows of the previous page (`repeat`).
+function whatIsNew<T>(page: ListPage<T>, previous: ListPage<T> | undefined, seen: Set<string>): 'fresh' | 'seen' | 'repeat' {
+  let fresh = false;
+  let idless = false;
+  for (const item of page.data) {
+    const id = itemId(item);
+    if (id === undefined) idless = true;
+    else if (!seen.has(id)) (seen.add(id), (fresh = true));
   }
-  return `json:${JSON.stringify(item)}`;
+  if (fresh) return 'fresh';
+  if (!idless) return 'seen';
+  return previous !== undefined && JSON.stringify(previous.data) === JSON.stringify(page.data) ? 'repeat' : 'fresh';
+}
+
+// An item's identity is its id; an item without one has none (two identical id-less rows
+// are two rows), and the page cap, not deduplication, stops a server that ignores offset.
+function itemId(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const record = item as Record<string, unknown>;
+  const id = record.trx_id ?? record.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }

@@ -26,6 +26,14 @@ export const pathId = z
   .refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."')
   .refine((id) => !/\p{Cs}/u.test(id), 'must be well-formed Unicode (it has a lone surrogate)');
 
+/**
+ * An enum closed for the compiler and open at run time: a value newer than this SDK (a new
+ * status) passes through as it came instead of failing the call.
+ */
+export function openEnum<const T extends readonly string[]>(_values: T): z.ZodType<T[number]> {
+  return z.string() as unknown as z.ZodType<T[number]>;
+}
+
 /** A positive, finite amount in currency units. */
 export const positiveAmount = z.number().finite().positive('must be greater than 0');
 

@@ -56,6 +56,17 @@ function toHex(buffer: ArrayBuffer): string {
   return out;
 }
 
+/**
+ * The same HMAC, at once where node:crypto is there (on the one-shot hash with cached key
+ * pads: no Hmac object per request signed); `undefined` where only WebCrypto is.
+ */
+export function hmacSha256HexSync(secret: string, message: string): string | undefined {
+  const node = loadNodeCrypto();
+  if (!node) return undefined;
+  const digest = nodeHmacSha256(node, secret, message, '');
+  return (digest as Uint8Array & { toString(encoding: 'hex'): string }).toString('hex');
+}
+
 /** Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8). */
 export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
   const node = loadNodeCrypto();

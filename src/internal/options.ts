@@ -21,19 +21,6 @@ export interface Logger {
 }
 
 /**
- * Time source for retries, backoff and polling. Inject one in tests to run without real
- * waiting; the default uses `Date.now`, `setTimeout` and `Math.random`.
- */
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms`; rejects with the signal's reason when it aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /** A number in [0, 1), for backoff jitter. */
-  random(): number;
-}
-
-/**
  * Options of `new PaymentsClient(options)`. Every credential defaults to its environment
  * variable, so `new PaymentsClient()` works in a configured deployment.
  *
@@ -63,7 +50,11 @@ export interface ClientOptions {
   timeout?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
-  /** A custom `fetch` (instrumentation, proxies, tests). Default: the global `fetch`. */
+  /**
+   * A custom `fetch` (instrumentation, proxies, tests). Default: the global `fetch`, looked
+   * up at each call, so a polyfill or instrumentation installed later is used. Either is
+   * called as a plain function (workerd and browsers refuse any other `this`).
+   */
   fetch?: typeof fetch;
   /** Allow use in a browser page. The API secret would be visible to every visitor: don't, unless it is an internal tool. */
   dangerouslyAllowBrowser?: boolean;
@@ -73,8 +64,6 @@ export interface ClientOptions {
   logLevel?: LogLevel;
   /** Headers added to every request (after the SDK's own, which cannot be overridden). */
   defaultHeaders?: Record<string, string>;
-  /** Time source; inject one in tests. */
-  clock?: Partial<Clock>;
 }
 
 /** Per-call options, the last argument of every method. */
@@ -100,11 +89,11 @@ export interface ResolvedOptions {
   baseUrl: string;
   timeout: number;
   maxRetries: number;
-  fetch: typeof fetch;
+  /** The caller's fetch; undefined means the global one, looked up at call time. */
+  fetch: typeof fetch | undefined;
   logger: Logger;
   logLevel: LogLevel;
   defaultHeaders: Record<string, string>;
-  clock: Clock;
 }
 
 const DEFAULTS = {
@@ -115,25 +104,6 @@ const DEFAULTS = {
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
-
-/** The default clock: real time. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  random: () => Math.random(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
 
 /** Normalises options once: env defaults, validation, `ConfigurationError` naming what to fix. */
 export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
@@ -161,9 +131,8 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     throw new ConfigurationError(`logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)}).`);
   }
 
-  const fetchImpl = options.fetch ?? (globalThis.fetch as typeof fetch | undefined);
-  if (typeof fetchImpl !== 'function') {
-    throw new ConfigurationError('No fetch is available in this runtime: pass options.fetch.');
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    throw new ConfigurationError('fetch must be a function with the signature of the global fetch.');
   }
 
   return {
@@ -174,11 +143,10 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     baseUrl,
     timeout: checkCount('timeout', options.timeout ?? DEFAULTS.timeout, 1, MAX_TIMEOUT_MS),
     maxRetries: checkCount('maxRetries', options.maxRetries ?? DEFAULTS.maxRetries, 0),
-    fetch: fetchImpl,
+    fetch: options.fetch,
     logger: options.logger ?? console,
     logLevel,
     defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
-    clock: { ...systemClock, ...options.clock },
   };
 }
 

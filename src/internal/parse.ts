@@ -5,7 +5,7 @@ export type ParsedBody = { json: true; value: unknown; text: string } | { json: 
 
 /** Parses a body as JSON without ever throwing: HTML pages and truncated bodies come back as text. */
 export function parseBody(text: string): ParsedBody {
-  if (text.trim() === '') return { json: false, text };
+  // JSON.parse refuses an empty or blank body by itself: no trimmed copy on the hot path.
   try {
     return { json: true, value: JSON.parse(text), text };
   } catch {
@@ -31,32 +31,39 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<stri
   return errors;
 }
 
-/** Validates a 2xx body against its schema, or throws ResponseValidationError with the raw text. */
-export function validateResponse<S extends z.ZodType>(
-  operation: string,
-  schema: S,
-  body: ParsedBody,
-  status: number,
-  contentType: string | null,
-): z.output<S> {
-  if (!body.json) {
-    const what = body.text.trim() === '' ? 'an empty body' : `a body that is not JSON (content-type ${contentType ?? 'none'})`;
-    throw new ResponseValidationError(`${operation}: the server answered ${status} with ${what}.`, {
-      body: body.text,
-      status,
-    });
-  }
-  const result = schema.safeParse(body.value);
-  if (!result.success) {
-    const errors = issuesToErrors(result.error.issues);
-    const list = Object.entries(errors)
-      .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
-      .join(', ');
-    throw new ResponseValidationError(`${operation}: the response did not match the documented shape (${list}).`, {
-      body: body.text,
-      status,
-      errors,
-    });
-  }
-  return result.data;
+/** How to read one 2xx body. */
+export interface DecodeContext {
+  operation: string;
+  /** The call may have changed state on the server (a create, a push). */
+  serverMayHaveActed: boolean;
+  /** The spec shows no body for this route: an empty 2xx is a success. */
+  emptyBodyOk?: boolean | undefined;
+}
+
+/**
+ * Validates a 2xx body against its schema, or throws ResponseValidationError with the raw
+ * text. Schemas keep unknown fields and enum values, so only an answer the merchant
+ * cannot act on fails here.
+ */
+export function decodeResponse<S extends z.ZodType>(schema: S, text: string, response: Response, context: DecodeContext): z.output<S> {
+  const body = context.emptyBodyOk && text.trim() === '' ? ({ json: true, value: {}, text } as const) : parseBody(text);
+  const result = body.json ? schema.safeParse(body.value) : undefined;
+  if (result?.success) return result.data;
+  const { status, headers } = response;
+  const errors = result ? issuesToErrors(result.error.issues) : undefined;
+  const what = errors
+    ? `a body that did not match the documented shape (${Object.entries(errors).map(([f, m]) => `${f}: ${m.join('; ')}`).join(', ')})`
+    : text.trim() === ''
+      ? 'an empty body'
+      : `a body that is not JSON (content-type ${headers.get('content-type') ?? 'none'})`;
+  const acted = context.serverMayHaveActed
+    ? ' The server may already have acted on this call: retry with the same idempotencyKey, or look it up, before anything else.'
+    : '';
+  throw new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
+    body: text,
+    status,
+    headers,
+    errors,
+    serverMayHaveActed: context.serverMayHaveActed,
+  });
 }

@@ -1,4 +1,7 @@
-// Which failures are retried, and how long to wait. One place, so the rules read as a table.
+// The payment policy on top of ky's retry: which failures may be sent again. ky does the
+// rest (methods, status codes, backoff with jitter, Retry-After with a cap, the waiting).
+import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions, type ShouldRetryState } from 'ky';
+import { retryAfterSeconds } from '../core/error.js';
 
 /**
  * - `safe`: reads and previews; retried on every transient failure.
@@ -8,50 +11,97 @@
  */
 export type RetryMode = 'safe' | 'create' | 'push';
 
-const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+/** Statuses worth another attempt. Never a 3xx: redirects are refused, not retried. */
+export const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
 
 // Error codes (Node/undici, Bun, Deno) that mean no byte reached the server.
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ConnectionRefused']);
+// Codes of a connection that failed on the way (the server may or may not have seen it).
+const CONNECTION_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+|Connection[A-Za-z]*)$/;
+
+// Statuses whose Retry-After is honoured (as ky's default, less 413, which is never retried).
+const AFTER_STATUS = [429, 503];
 
 export const INITIAL_DELAY_MS = 500;
 export const MAX_DELAY_MS = 8_000;
 /** A Retry-After longer than this is not waited out: the error goes back to the caller. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-export function retryableStatus(mode: RetryMode, status: number): boolean {
-  if (mode === 'push') return status === 429;
-  return RETRYABLE_STATUS.has(status);
-}
+const cache = new Map<string, RetryOptions>();
 
-/** `timedOut`: the attempt ran past its timeout (the server may have acted on it). */
-export function retryableFailure(mode: RetryMode, error: unknown, timedOut: boolean): boolean {
-  if (mode !== 'push') return true;
-  return !timedOut && neverReachedServer(error);
-}
-
-export function neverReachedServer(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NEVER_SENT_CODES.has(code)) return true;
-    // AggregateError (happy-eyeballs tries several addresses): every one must have been refused.
-    const errors = (current as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => neverReachedServer(e))) return true;
-    current = (current as { cause?: unknown }).cause;
+/**
+ * ky's retry options for one kind of call, built once and shared (calls are hot). `final`
+ * marks a body that must never be sent again (a payout whose outcome is INPROGRESS or
+ * AMBIGUOUS); it is a module-level function, so one per route.
+ */
+export function retryOptions(mode: RetryMode, limit: number, final?: (body: unknown) => boolean): RetryOptions {
+  const key = `${mode} ${limit} ${final ? final.name : ''}`;
+  let options = cache.get(key);
+  if (!options) {
+    if (cache.size > 64) cache.clear();
+    cache.set(key, (options = build(mode, limit, final)));
   }
-  return false;
+  return options;
+}
+
+function build(mode: RetryMode, limit: number, final?: (body: unknown) => boolean): RetryOptions {
+  return {
+    limit,
+    methods: ['get', 'post'],
+    statusCodes: RETRYABLE_STATUS,
+    afterStatusCodes: AFTER_STATUS,
+    maxRetryAfter: MAX_RETRY_AFTER_MS,
+    backoffLimit: MAX_DELAY_MS,
+    // Capped before the jitter, so waits at the cap still spread out.
+    delay: (attempt) => Math.min(INITIAL_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS),
+    // Up to a quarter off, so a burst of clients does not retry in lockstep.
+    jitter: (delay) => delay * (1 - 0.25 * Math.random()),
+    retryOnTimeout: mode !== 'push',
+    shouldRetry: (state) => shouldRetry(mode, state, final),
+  };
 }
 
 /**
- * Milliseconds to wait before retry number `retry` (1-based). A server Retry-After wins
- * when it is sane; `undefined` means "do not retry" (the server asked for too long a wait).
+ * The whole payment policy. `undefined` hands the decision to ky's defaults (status list,
+ * Retry-After), `false` vetoes a retry, `true` retries with plain backoff.
  */
-export function retryDelay(retry: number, retryAfterMs: number | undefined, random: number): number | undefined {
-  if (retryAfterMs !== undefined) {
-    if (retryAfterMs > MAX_RETRY_AFTER_MS) return undefined;
-    if (retryAfterMs >= 0) return retryAfterMs;
+export function shouldRetry(mode: RetryMode, { error }: ShouldRetryState, final?: (body: unknown) => boolean): boolean | undefined {
+  if (isHTTPError(error)) {
+    const { status, headers } = error.response;
+    if (final?.(error.data)) return false;
+    if (mode === 'push' && status !== 429) return false;
+    // A wait longer than the cap goes back to the caller as the error (ky would cut it to
+    // maxRetryAfter and retry; a serverless function cannot sleep for minutes).
+    const after = AFTER_STATUS.includes(status) ? retryAfterSeconds(headers) : undefined;
+    return after !== undefined && after * 1000 > MAX_RETRY_AFTER_MS ? false : undefined;
   }
-  const base = Math.min(INITIAL_DELAY_MS * 2 ** (retry - 1), MAX_DELAY_MS);
-  // Jitter takes up to a quarter off, so a burst of clients does not retry in lockstep.
-  return base * (1 - 0.25 * random);
+  if (isTimeoutError(error)) return mode !== 'push';
+  if (mode === 'push') return neverReachedServer(error);
+  return isNetworkError(error) || connectionFailure(error);
+}
+
+/** True when the cause chain names a code that means the request never left. */
+export function neverReachedServer(error: unknown): boolean {
+  return someCause(error, (code) => NEVER_SENT_CODES.has(code), true);
+}
+
+// A custom fetch (node-fetch, undici's own) may reject with a coded error ky does not know.
+function connectionFailure(error: unknown): boolean {
+  return someCause(error, (code) => CONNECTION_CODE.test(code), false);
+}
+
+function someCause(error: unknown, test: (code: string) => boolean, all: boolean): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && test(code)) return true;
+    // AggregateError (happy-eyeballs tries several addresses): every one must match when `all`.
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0) {
+      const match = (e: unknown) => someCause(e, test, all);
+      if (all ? errors.every(match) : errors.some(match)) return true;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }

@@ -22,56 +22,63 @@ export const RESERVED_HEADERS = new Set([
 /** One value and the schema it must satisfy. */
 export type Checked = readonly [schema: z.ZodType, value: unknown];
 
+type AddError = (field: string, message: string) => void;
+
 /**
  * Validates every input of one call together (path params, body or query, the
  * Idempotency-Key), so the InvalidParamsError lists every failing field at once.
  */
 export function validateInputs(
   operation: string,
-  inputs: { pathParams?: Record<string, Checked>; params?: Checked; httpsInProduction?: readonly string[] },
+  inputs: { pathParams?: Record<string, Checked> | undefined; params?: Checked | undefined; httpsInProduction?: readonly string[] | undefined },
   environment: Environment,
   options: RequestOptions = {},
 ): { path: Record<string, string>; params: unknown } {
   const errors: Record<string, string[]> = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const add: AddError = (field, message) => (errors[field] ??= []).push(message);
+  const path = checkPathParams(inputs.pathParams, add);
+  const params = inputs.params && checkParams(inputs.params, add);
+  if (environment === 'production' && params) checkHttps(params as Record<string, unknown>, inputs.httpsInProduction, add);
+  checkRequestOptions(options, add);
+  if (Object.keys(errors).length > 0) throw new InvalidParamsError(operation, errors);
+  return { path, params };
+}
 
+function checkPathParams(pathParams: Record<string, Checked> | undefined, add: AddError): Record<string, string> {
   const path: Record<string, string> = {};
-  for (const [name, [schema, value]] of Object.entries(inputs.pathParams ?? {})) {
+  for (const [name, [schema, value]] of Object.entries(pathParams ?? {})) {
     const result = schema.safeParse(value);
     if (result.success) path[name] = String(result.data);
     else for (const issue of result.error.issues) add(name, issue.message);
   }
+  return path;
+}
 
-  let params: unknown;
-  if (inputs.params) {
-    const [schema, value] = inputs.params;
-    const result = schema.safeParse(value);
-    if (result.success) {
-      params = result.data;
-      if (environment === 'production') {
-        for (const field of inputs.httpsInProduction ?? []) {
-          const url = (params as Record<string, unknown>)[field];
-          if (typeof url === 'string' && !/^https:\/\//i.test(url)) {
-            add(field, 'must be an https:// URL in production (webhooks carry payment data)');
-          }
-        }
-      }
-    } else {
-      for (const [field, messages] of Object.entries(issuesToErrors(result.error.issues))) {
-        for (const message of messages) add(field, message);
-      }
+function checkParams([schema, value]: Checked, add: AddError): unknown {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const [field, messages] of Object.entries(issuesToErrors(result.error.issues))) {
+    for (const message of messages) add(field, message);
+  }
+  return undefined;
+}
+
+function checkHttps(params: Record<string, unknown>, fields: readonly string[] = [], add: AddError): void {
+  for (const field of fields) {
+    const url = params[field];
+    if (typeof url === 'string' && !/^https:\/\//i.test(url)) {
+      add(field, 'must be an https:// URL in production (webhooks carry payment data)');
     }
   }
+}
 
-  const { idempotencyKey, timeout, maxRetries, headers } = options;
-  if (idempotencyKey !== undefined) {
-    if (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 64) {
-      add('idempotencyKey', 'must be 1 to 64 characters');
-    } else if (!/^[\x21-\x7e]+$/.test(idempotencyKey)) {
-      add('idempotencyKey', 'must be printable ASCII without spaces (it is sent as a header)');
-    }
+function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers }: RequestOptions, add: AddError): void {
+  const key: unknown = idempotencyKey;
+  if (key !== undefined && !isIdempotencyKey(key)) {
+    add('idempotencyKey', typeof key === 'string' && key.length > 0 && key.length <= 64
+      ? 'must be printable ASCII without spaces (it is sent as a header)'
+      : 'must be 1 to 64 characters');
   }
-
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= MAX_TIMEOUT_MS)) {
     add('timeout', `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
   }
@@ -85,7 +92,9 @@ export function validateInputs(
         : 'is set by the SDK (auth, signing, content type) and cannot be overridden');
     }
   }
+}
 
-  if (Object.keys(errors).length > 0) throw new InvalidParamsError(operation, errors);
-  return { path, params };
+/** 1–64 printable ASCII characters: what the Idempotency-Key header may carry. */
+export function isIdempotencyKey(key: unknown): key is string {
+  return typeof key === 'string' && key.length >= 1 && key.length <= 64 && /^[\x21-\x7e]+$/.test(key);
 }

@@ -3,8 +3,9 @@ import type { APIPromise } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { currencyCode, httpUrl, lenientRecord, mobileNumber, pageParams, pathId, unwrapEnvelope } from '../internal/fields.js';
+import { currencyCode, httpUrl, lenientRecord, mobileNumber, openEnum, pageParams, pathId, unwrapEnvelope } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
+import { MAX_TIMEOUT_MS } from '../internal/validate.js';
 
 /**
  * Payments: create a hosted checkout or a USSD push, follow it, verify it.
@@ -50,7 +51,7 @@ export class Payments extends APIResource {
    */
   push(trxId: string, params?: PaymentPushParams, options?: RequestOptions): APIPromise<PaymentPushResult> {
     return this._client.request(
-      { operation: 'payments.push', method: 'POST', path: '/api/v1/payments/{trx_id}/push', pathParams: { trx_id: [pathId, trxId] }, params: [PaymentPushParams, params ?? {}], response: PaymentPushResult, retry: 'push' },
+      { operation: 'payments.push', method: 'POST', path: '/api/v1/payments/{trx_id}/push', pathParams: { trx_id: [pathId, trxId] }, params: [PaymentPushParams, params ?? {}], response: PaymentPushResult, retry: 'push', emptyBodyOk: true },
       options,
     );
   }
@@ -76,8 +77,11 @@ export class Payments extends APIResource {
   }
 
   /**
-   * Polls `verify` until the payment is `success` or `failed`, and resolves to that
-   * verified transaction. Throws `APITimeoutError` when it is still pending at the deadline.
+   * Polls `verify` until the payment is no longer `pending`, and resolves to that verified
+   * transaction (`success`, `failed`, or a status newer than this SDK: treat anything but
+   * `success` as not paid). A failed payment carries `failure_reason` / `failure_message`
+   * when the service says why. Throws `APITimeoutError` when it is still pending at the
+   * deadline, which bounds everything, the calls in flight included.
    *
    * @example
    * ```ts
@@ -88,25 +92,53 @@ export class Payments extends APIResource {
   async waitForOutcome(trxId: string, options: WaitForOutcomeOptions = {}): Promise<VerifiedTransaction> {
     const { timeout = 120_000, interval = 3_000, signal } = options;
     const errors: Record<string, string[]> = {};
-    if (!Number.isFinite(timeout) || timeout <= 0) errors.timeout = ['must be a positive number of milliseconds'];
-    if (!Number.isFinite(interval) || interval <= 0) errors.interval = ['must be a positive number of milliseconds'];
+    // A timer cannot hold more than 2^31 - 1 ms (a longer one fires at once).
+    const valid = (ms: number) => typeof ms === 'number' && ms > 0 && ms <= MAX_TIMEOUT_MS;
+    if (!valid(timeout)) errors.timeout = [`must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`];
+    if (!valid(interval)) errors.interval = [`must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`];
     if (Object.keys(errors).length) throw new InvalidParamsError('payments.waitForOutcome', errors);
 
-    const deadline = this._client.now() + timeout;
-    for (;;) {
-      const transaction = await this.verify(trxId, signal ? { signal } : undefined);
-      if (transaction.status !== 'pending') return transaction;
-      const left = deadline - this._client.now();
-      if (left <= 0) {
-        throw new APITimeoutError(`payments.waitForOutcome: ${trxId} is still pending after ${timeout} ms; check again later or wait for the webhook.`);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeout);
+    const stop = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    try {
+      for (;;) {
+        const transaction = await this.verify(trxId, { signal: stop });
+        if (transaction.status !== 'pending') return transaction.status === 'failed' ? await this.#withFailure(transaction, stop) : transaction;
+        await sleep(interval, stop);
       }
-      try {
-        await this._client.sleep(Math.min(interval, left), signal);
-      } catch (cause) {
-        throw new APIUserAbortError('payments.waitForOutcome was aborted.', { cause });
-      }
+    } catch (cause) {
+      if (signal?.aborted) throw new APIUserAbortError('payments.waitForOutcome was aborted.', { cause: signal.reason });
+      if (!deadline.signal.aborted) throw cause;
+      throw new APITimeoutError(`payments.waitForOutcome: ${trxId} is still pending after ${timeout} ms; check again later or wait for the webhook.`);
+    } finally {
+      clearTimeout(timer);
     }
   }
+
+  // verify's documented shape has no reason; the payment record may: add it when it does.
+  async #withFailure(transaction: VerifiedTransaction, signal: AbortSignal): Promise<VerifiedTransaction> {
+    if (transaction.failure_reason != null) return transaction;
+    const record = await this.retrieve(transaction.trx_id, { signal }).catch(() => undefined);
+    if (typeof record?.failure_reason !== 'string') return transaction;
+    return { ...transaction, failure_reason: record.failure_reason, failure_message: typeof record.failure_message === 'string' ? record.failure_message : null };
+  }
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts (and leaves no timer behind). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 // URL fields that carry payment data to the merchant: HTTPS only in production.
@@ -190,11 +222,11 @@ export const Payment = z.looseObject({
   merchant_ref: z.string(),
   amount: z.number(),
   currency: z.string(),
-  status: PaymentStatus,
+  status: openEnum(PaymentStatus.options),
   // Hosted mode only: a push payment has no checkout link.
   checkout_url: z.string().nullish(),
   expires_at: z.string().nullish(),
-  environment: EnvironmentName,
+  environment: openEnum(EnvironmentName.options),
 });
 /** A created payment. */
 export type Payment = z.infer<typeof Payment>;
@@ -222,7 +254,7 @@ export const PaymentSessionInfo = z.looseObject({
   merchant_name: z.string(),
   amount: z.number(),
   currency_code: z.string(),
-  environment: EnvironmentName,
+  environment: openEnum(EnvironmentName.options),
   is_sandbox: z.boolean(),
   allow_payment_methods: z.array(z.string()).nullish(),
   merchant_payment_methods_restricted: z.boolean(),
@@ -260,6 +292,10 @@ const paymentRecordShape = {
   currency: z.string().optional(),
   status: z.string().optional(),
   environment: z.string().optional(),
+  /** Why a failed payment failed, when the service says. */
+  failure_reason: z.string().nullish(),
+  /** The service's words for the failure, when it says. */
+  failure_message: z.string().nullish(),
 };
 
 /** One payment in a list (lenient: the spec does not show list bodies). */
@@ -286,7 +322,7 @@ export type PaymentPushResult = z.infer<typeof PaymentPushResult>;
 export const VerifiedTransaction = z.preprocess(
   unwrapEnvelope,
   z.looseObject({
-    status: PaymentStatus,
+    status: openEnum(PaymentStatus.options),
     trx_id: z.string(),
     amount: z.number(),
     fee: z.number(),
@@ -296,6 +332,10 @@ export const VerifiedTransaction = z.preprocess(
     description: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
+    /** Why a failed payment failed, when the service says (e.g. `INSUFFICIENT_FUNDS`). */
+    failure_reason: z.string().nullish(),
+    /** The service's words for the failure, when it says. */
+    failure_message: z.string().nullish(),
   }),
 );
 /** A verified transaction. */

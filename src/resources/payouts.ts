@@ -57,19 +57,15 @@ export class Payouts extends APIResource {
 /** Upstream outcomes that must never be retried as a new payout. */
 export const UNSETTLED_PAYOUT_OUTCOMES = ['INPROGRESS', 'AMBIGUOUS'] as const;
 
-function isUnsettledOutcome(body: unknown): boolean {
-  const candidates: unknown[] = [];
-  if (typeof body === 'object' && body !== null) {
-    const record = body as Record<string, unknown>;
-    candidates.push(record.status, record.outcome);
-    if (typeof record.data === 'object' && record.data !== null) {
-      const data = record.data as Record<string, unknown>;
-      candidates.push(data.status, data.outcome);
-    }
-  }
-  return candidates.some(
-    (value) => typeof value === 'string' && (UNSETTLED_PAYOUT_OUTCOMES as readonly string[]).includes(value.toUpperCase()),
-  );
+const UNSETTLED = /^(INPROGRESS|AMBIGUOUS)$/i;
+
+// Wherever the outcome sits (`status`, `outcome`, `error`, `code`, at the top, in `data`,
+// `payout` or any other wrapper a few levels down), and on any HTTP status. A plain-text
+// body naming it counts too: a payout must never be sent again on a guess.
+function isUnsettledOutcome(body: unknown, depth = 0): boolean {
+  if (typeof body === 'string') return depth === 0 ? /\b(INPROGRESS|AMBIGUOUS)\b/i.test(body) : UNSETTLED.test(body.trim());
+  if (typeof body !== 'object' || body === null || depth > 3) return false;
+  return Object.values(body).some((value) => isUnsettledOutcome(value, depth + 1));
 }
 
 /** A payout id: a UUID. */

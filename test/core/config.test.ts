@@ -5,9 +5,8 @@ import { rejection } from '../support/assertions.js';
 import { BASE_URL, CREDENTIALS, expectedSignature, fixtures } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
-// The fake server checks X-Timestamp against the clock of the last client made by setup()
-// (here the harness clock, fresh each test); a client on the system clock switches it to real time.
-const { api, setup, clock, followClock } = useFakeApi();
+// The fake server checks X-Timestamp against Date.now(), on the harness's fake timers.
+const { api, setup } = useFakeApi();
 
 const ENV_NAMES = [
   'BUSINESS_PAYMENTS_ENVIRONMENT',
@@ -186,7 +185,6 @@ describe('environment variable defaults', () => {
       BUSINESS_PAYMENTS_API_SECRET: CREDENTIALS.apiSecret,
       BUSINESS_PAYMENTS_BASE_URL: BASE_URL,
     });
-    followClock(() => Date.now()); // this client runs on the system clock
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
 
     const client = new PaymentsClient();
@@ -226,7 +224,7 @@ describe('environment variable defaults', () => {
       BUSINESS_PAYMENTS_BASE_URL: 'https://env.example.com',
     });
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = setup({ clock, ...valid });
+    const { client } = setup({ ...valid });
     expect(client.environment).toBe('sandbox');
     expect(client.baseUrl).toBe(BASE_URL);
     await client.siteInfo.retrieve();
@@ -256,7 +254,7 @@ describe('environment variable defaults', () => {
 describe('per-call options', () => {
   test.each([0, -5, 1.5, Number.NaN])('invalid timeout %s → InvalidParamsError, nothing sent', async (timeout) => {
     api.on('get', '/api/v1/balance', { body: {} });
-    const { client } = setup({ clock });
+    const { client } = setup();
     const error = await rejection(client.balance.retrieve({ timeout }));
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(error.errors).toHaveProperty('timeout');
@@ -265,7 +263,7 @@ describe('per-call options', () => {
 
   test('invalid maxRetries → InvalidParamsError, nothing sent', async () => {
     api.on('get', '/api/v1/balance', { body: {} });
-    const { client } = setup({ clock });
+    const { client } = setup();
     const error = await rejection(client.balance.retrieve({ maxRetries: -1 }));
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(error.errors).toHaveProperty('maxRetries');
@@ -276,7 +274,7 @@ describe('per-call options', () => {
     'reserved header %s in options.headers → InvalidParamsError, nothing sent',
     async (name) => {
       api.on('post', '/api/v1/payments', { body: {} });
-      const { client } = setup({ clock });
+      const { client } = setup();
       const error = await rejection(
         client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1' }, { headers: { [name]: 'forged' } }),
       );
@@ -289,7 +287,7 @@ describe('per-call options', () => {
 
   test('idempotencyKey longer than 64 characters → InvalidParamsError, nothing sent', async () => {
     api.on('post', '/api/v1/payments', { body: {} });
-    const { client } = setup({ clock });
+    const { client } = setup();
     const error = await rejection(
       client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1' }, { idempotencyKey: 'k'.repeat(65) }),
     );
@@ -300,11 +298,11 @@ describe('per-call options', () => {
 });
 
 describe('headers on the wire', () => {
-  const nowSeconds = () => String(Math.floor(clock.time / 1000));
+  const nowSeconds = () => String(Math.floor(Date.now() / 1000));
 
   test('a GET carries the auth, signing and content headers', async () => {
     api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
-    const { client } = setup({ clock });
+    const { client } = setup();
     await client.payments.verify('TRX123456');
     const [seen] = api.seen;
     const h = seen!.headers;
@@ -325,7 +323,7 @@ describe('headers on the wire', () => {
     api.on('post', '/api/v1/payments', {
       body: { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' },
     });
-    const { client } = setup({ clock });
+    const { client } = setup();
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' });
     const [seen] = api.seen;
     expect(seen!.headers['content-type']).toBe('application/json');
@@ -342,7 +340,6 @@ describe('headers on the wire', () => {
     const counted: string[] = [];
     const client = new PaymentsClient({
       ...production,
-      clock,
       maxRetries: 0,
       fetch: async (input, init) => {
         const request = new Request(input, init);
@@ -356,7 +353,7 @@ describe('headers on the wire', () => {
 
   test('defaultHeaders and options.headers arrive; the call header wins on a clash', async () => {
     api.on('get', '/api/v1/balance', { body: {} });
-    const { client } = setup({ clock, defaultHeaders: { 'X-Trace-Id': 'trace-1', 'X-Tenant': 'default' } });
+    const { client } = setup({ defaultHeaders: { 'X-Trace-Id': 'trace-1', 'X-Tenant': 'default' } });
     await client.balance.retrieve({ headers: { 'X-Request-Tag': 'tag-7', 'X-Tenant': 'per-call' } });
     const h = api.seen[0]!.headers;
     expect(h['x-trace-id']).toBe('trace-1');

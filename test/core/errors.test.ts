@@ -18,13 +18,12 @@ import { rejection } from '../support/assertions.js';
 import { BASE_URL, fixtures } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
-// Every client shares the harness clock (fresh each test), so the server follows it too.
-const { api, setup, clock } = useFakeApi();
+const { api, setup } = useFakeApi();
 beforeEach(() => vi.stubEnv('BUSINESS_PAYMENTS_LOG', ''));
 
 /** A client on the fake API; no retries unless asked, so one reply = one error. */
 function client(options: ClientOptions = {}) {
-  return setup({ clock, maxRetries: 0, ...options }).client;
+  return setup({ maxRetries: 0, ...options }).client;
 }
 
 const createParams = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
@@ -152,7 +151,7 @@ describe('error fields', () => {
   });
 
   test('RateLimitError.retryAfter from a Retry-After HTTP-date, measured on the client clock', async () => {
-    const at = new Date(clock.time + 42_000).toUTCString();
+    const at = new Date(Date.now() + 42_000).toUTCString();
     api.on('get', '/api/v1/balance', { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': at } });
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(RateLimitError);
@@ -259,7 +258,7 @@ describe('401 and the server clock', () => {
     api.on('get', '/api/v1/balance', {
       status: 401,
       body: credentialsError,
-      headers: { Date: new Date(clock.time - 400_000).toUTCString() },
+      headers: { Date: new Date(Date.now() - 400_000).toUTCString() },
     });
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -274,7 +273,7 @@ describe('401 and the server clock', () => {
     api.on('get', '/api/v1/balance', {
       status: 401,
       body: credentialsError,
-      headers: { Date: new Date(clock.time + 3_600_000).toUTCString() },
+      headers: { Date: new Date(Date.now() + 3_600_000).toUTCString() },
     });
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -287,7 +286,7 @@ describe('401 and the server clock', () => {
     api.on('get', '/api/v1/balance', {
       status: 401,
       body: credentialsError,
-      headers: { Date: new Date(clock.time + offset).toUTCString() },
+      headers: { Date: new Date(Date.now() + offset).toUTCString() },
     });
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -306,7 +305,7 @@ describe('401 and the server clock', () => {
     api.on('get', '/api/v1/balance', {
       status: 403,
       body: { error: 'Forbidden', message: 'No.' },
-      headers: { Date: new Date(clock.time - 4_000_000).toUTCString() },
+      headers: { Date: new Date(Date.now() - 4_000_000).toUTCString() },
     });
     const error = await rejection(client().balance.retrieve());
     expect(error.message).not.toMatch(/clock/i);

@@ -1,20 +1,24 @@
 // Regressions found in review: each test pins one fix.
 import { http, HttpResponse } from 'msw';
 import { describe, expect, test, vi } from 'vitest';
-import { InvalidParamsError, PaymentsClient, signRequest } from '../../src/index.js';
-import { BASE_URL, CREDENTIALS, fakeClock, fixtures } from '../support/fake-api.js';
+import { InvalidParamsError, PaymentsClient, PaymentsError, signRequest } from '../../src/index.js';
+import { MAX_STALE_PAGES } from '../../src/core/pagination.js';
+import { BASE_URL, CREDENTIALS, fixtures } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
 const { api, setup } = useFakeApi();
 
 describe('pagination', () => {
-  test('items without ids from a server that ignores offset do not loop forever', async () => {
+  test('items without ids from a server that ignores offset do not loop forever (nor repeat)', async () => {
     api.on('get', '/api/v1/payouts', { body: { data: [{ amount: 1 }, { amount: 2 }] } });
     const { client } = setup();
     const seen: unknown[] = [];
-    for await (const payout of client.payouts.list({ limit: 2 })) seen.push(payout);
+    const failure = await (async () => {
+      for await (const payout of client.payouts.list({ limit: 2 })) seen.push(payout);
+    })().catch((e: unknown) => e);
     expect(seen).toEqual([{ amount: 1 }, { amount: 2 }]);
-    expect(api.seen).toHaveLength(2);
+    expect(failure).toBeInstanceOf(PaymentsError);
+    expect(api.seen).toHaveLength(1 + MAX_STALE_PAGES);
   });
 });
 
@@ -59,7 +63,7 @@ describe('logging', () => {
     const lines: string[] = [];
     const logger = { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: (...args: unknown[]) => lines.push(JSON.stringify(args)) };
     api.on('get', '/api/v1/balance', { body: { USD: 10 } });
-    const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: BASE_URL, clock: fakeClock(), logger, defaultHeaders: { Authorization: 'Bearer proxy-token-123' } });
+    const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: BASE_URL, logger, defaultHeaders: { Authorization: 'Bearer proxy-token-123' } });
     await client.balance.retrieve({ headers: { Cookie: 'session=abc' } });
     expect(lines.join('\n')).toContain('[redacted]');
     expect(lines.join('\n')).not.toContain('proxy-token-123');

@@ -1,4 +1,8 @@
-// Retries, backoff, Retry-After, idempotency keys, push safety, payout outcomes, timeouts, abort.
+// Retries, backoff, Retry-After, idempotency keys, push safety, payout outcomes, timeouts, abort,
+// redirects, and what every error of a call carries (attempts, idempotencyKey).
+// Time is virtual (the harness runs fake timers from START, Math.random is 0.5): waits pass
+// inside settle()/rejection(), and gaps(api.seen) gives the ms between attempts.
+import { createServer } from 'node:http';
 import net from 'node:net';
 import { delay, http, HttpResponse, passthrough } from 'msw';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
@@ -9,33 +13,36 @@ import {
   APIUserAbortError,
   AuthenticationError,
   InternalServerError,
+  InvalidParamsError,
   NotFoundError,
   PaymentsClient,
   PermissionDeniedError,
   RateLimitError,
+  ResponseValidationError,
   UnprocessableEntityError,
   type ClientOptions,
 } from '../../src/index.js';
-import { rejection, UUID } from '../support/assertions.js';
-import { BASE_URL, fixtures } from '../support/fake-api.js';
+import { gaps, rejection, settle, UUID } from '../support/assertions.js';
+import { BASE_URL, fixtures, START } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
-// Every client shares the harness clock (fresh each test), so the server follows it too.
-const { api, setup, clock } = useFakeApi();
+const { api, setup } = useFakeApi();
 beforeEach(() => vi.stubEnv('BUSINESS_PAYMENTS_LOG', ''));
 
 function client(options: ClientOptions = {}): PaymentsClient {
-  return setup({ clock, ...options }).client;
+  return setup(options).client;
 }
 
-/** A fetch that counts its calls and hands them to the global (msw-patched) fetch. */
+/** A fetch that counts its calls (and when they were made) and hands them to the global (msw-patched) fetch. */
 function countingFetch() {
   const calls: string[] = [];
+  const times: { at: number }[] = [];
   const wrapped: typeof fetch = (input, init) => {
     calls.push(input instanceof Request ? `${input.method} ${input.url}` : String(input));
+    times.push({ at: Date.now() });
     return fetch(input, init);
   };
-  return { calls, fetch: wrapped };
+  return { calls, times, fetch: wrapped };
 }
 
 /** A loopback port with nothing listening on it: connecting gets ECONNREFUSED. */
@@ -56,8 +63,10 @@ function causeCodes(error: unknown): string[] {
 const header = (name: string) => api.seen.map((r) => r.headers[name.toLowerCase()]);
 const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
 const createParams = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
-// Backoff with the fake clock's random() = 0.5: base * (1 - 0.25 * 0.5).
-const BACKOFF = [500 * 0.875, 1000 * 0.875, 2000 * 0.875, 4000 * 0.875, 8000 * 0.875, 8000 * 0.875];
+// Backoff with Math.random() = 0.5: min(500 * 2^(n-1), 8000) * (1 - 0.25 * 0.5), that is
+// 437.5, 875, 1750, 3500, 7000, 7000 ms. setTimeout (Node's and the fake one alike) waits
+// whole milliseconds, so the first wait shows as a 437 ms gap between attempts.
+const BACKOFF = [500 * 0.875, 1000 * 0.875, 2000 * 0.875, 4000 * 0.875, 8000 * 0.875, 8000 * 0.875].map(Math.trunc);
 
 describe('GET (safe) retries', () => {
   test.each([408, 429, 500, 502, 503, 504])('retried on %i: maxRetries 2 by default → 3 attempts', async (status) => {
@@ -65,44 +74,58 @@ describe('GET (safe) retries', () => {
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(status);
+    expect(error.attempts).toBe(3);
     expect(api.seen).toHaveLength(3);
-    expect(clock.sleeps).toEqual([BACKOFF[0], BACKOFF[1]]);
+    expect(gaps(api.seen)).toEqual([BACKOFF[0], BACKOFF[1]]);
   });
 
   test('a retry that succeeds returns the data', async () => {
     api.sequence('get', '/api/v1/site-info', [{ status: 503 }, { status: 502 }, { body: fixtures.siteInfo }]);
-    const info = await client().siteInfo.retrieve();
+    const info = await settle(client().siteInfo.retrieve());
     expect(info.site_name).toBe('Business Payments');
     expect(api.seen).toHaveLength(3);
-    expect(clock.sleeps).toEqual([BACKOFF[0], BACKOFF[1]]);
+    expect(gaps(api.seen)).toEqual([BACKOFF[0], BACKOFF[1]]);
   });
 
   test('retried on a network error: 3 attempts, then APIConnectionError', async () => {
-    let attempts = 0;
+    const attempts: { at: number }[] = [];
     api.use(http.get(`${BASE_URL}/api/v1/balance`, () => {
-      attempts++;
+      attempts.push({ at: Date.now() });
       return HttpResponse.error();
     }));
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
     expect(error.message).toContain('balance.retrieve');
-    expect(attempts).toBe(3);
-    expect(clock.sleeps).toEqual([BACKOFF[0], BACKOFF[1]]);
+    expect(attempts).toHaveLength(3);
+    expect(error.attempts).toBe(3);
+    expect(gaps(attempts)).toEqual([BACKOFF[0], BACKOFF[1]]);
   });
 
-  test('client-level maxRetries: exponential backoff, capped at 8 s before jitter', async () => {
+  test('client-level maxRetries: exponential backoff up to the 8 s cap', async () => {
+    api.on('get', '/api/v1/balance', { status: 500 });
+    const error = await rejection(client({ maxRetries: 6 }).balance.retrieve());
+    expect(api.seen).toHaveLength(7);
+    expect(error.attempts).toBe(7);
+    expect(gaps(api.seen).slice(0, 5)).toEqual(BACKOFF.slice(0, 5));
+  });
+
+  // Regression: ky applies `backoffLimit` after the jitter, so an uncapped `delay` gave
+  // min(8000, 16000 * 0.875) = 8000 ms from the 6th retry on, with no jitter at all (every
+  // client retrying in lockstep). Capped before the jitter it is 7000.
+  test('the cap applies before the jitter (6th wait 7000 ms, not 8000)', async () => {
     api.on('get', '/api/v1/balance', { status: 500 });
     await rejection(client({ maxRetries: 6 }).balance.retrieve());
     expect(api.seen).toHaveLength(7);
-    expect(clock.sleeps).toEqual(BACKOFF);
+    expect(gaps(api.seen)).toEqual(BACKOFF);
   });
 
   test('client-level maxRetries 0 → exactly 1 attempt', async () => {
     api.on('get', '/api/v1/balance', { status: 503 });
-    await rejection(client({ maxRetries: 0 }).balance.retrieve());
+    const error = await rejection(client({ maxRetries: 0 }).balance.retrieve());
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(error.attempts).toBe(1);
+    expect(Date.now()).toBe(START);
   });
 
   test('per-call maxRetries overrides the client (up and down)', async () => {
@@ -130,12 +153,14 @@ describe('GET (safe) retries', () => {
     const error = await rejection(client({ maxRetries: 5 }).balance.retrieve());
     expect(error).toBeInstanceOf(ErrorClass);
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(error.attempts).toBe(1);
+    // No wait happened: the call ended where it began on the virtual clock.
+    expect(Date.now()).toBe(START);
   });
 
   test('a GET carries no Idempotency-Key', async () => {
     api.on('get', '/api/v1/balance', { body: {} });
-    await client().balance.retrieve();
+    await settle(client().balance.retrieve());
     expect(api.seen[0]!.headers['idempotency-key']).toBeUndefined();
   });
 });
@@ -147,25 +172,25 @@ describe('Retry-After', () => {
       { status: 503, headers: { 'Retry-After': '7' } },
       { body: {} },
     ]);
-    await client().balance.retrieve();
+    await settle(client().balance.retrieve());
     expect(api.seen).toHaveLength(3);
-    expect(clock.sleeps).toEqual([3000, 7000]);
+    expect(gaps(api.seen)).toEqual([3000, 7000]);
   });
 
   test('an HTTP-date is honoured (measured on the client clock)', async () => {
-    const at = new Date(clock.time + 5000).toUTCString();
+    const at = new Date(Date.now() + 5000).toUTCString();
     api.sequence('get', '/api/v1/balance', [
       { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': at } },
       { body: {} },
     ]);
-    await client().balance.retrieve();
-    expect(clock.sleeps).toEqual([5000]);
+    await settle(client().balance.retrieve());
+    expect(gaps(api.seen)).toEqual([5000]);
   });
 
   test('exactly 60 s is still waited out', async () => {
     api.sequence('get', '/api/v1/balance', [{ status: 429, headers: { 'Retry-After': '60' } }, { body: {} }]);
-    await client().balance.retrieve();
-    expect(clock.sleeps).toEqual([60_000]);
+    await settle(client().balance.retrieve());
+    expect(gaps(api.seen)).toEqual([60_000]);
   });
 
   test('more than 60 s (seconds) is not waited out: RateLimitError at once with retryAfter', async () => {
@@ -173,25 +198,69 @@ describe('Retry-After', () => {
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfter).toBe(120);
+    expect(error.attempts).toBe(1);
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(Date.now()).toBe(START);
   });
 
   test('more than 60 s (HTTP-date) is not waited out either', async () => {
-    const at = new Date(clock.time + 3_600_000).toUTCString();
+    const at = new Date(Date.now() + 3_600_000).toUTCString();
     api.on('get', '/api/v1/balance', { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': at } });
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfter).toBe(3600);
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(Date.now()).toBe(START);
+  });
+
+  // Regression: ky also honours the obsolete HTTP-date forms (asctime, RFC 850) and the
+  // rate-limit reset headers; the SDK's reading must match, or shouldRetry cannot veto a long
+  // wait (ky would cut it to 60 s, wait that out and retry).
+  test.each([
+    ['an asctime HTTP-date', { 'Retry-After': 'Sun Nov 22 13:00:00 2026' }, 3600],
+    ['an RFC 850 HTTP-date', { 'Retry-After': 'Sunday, 22-Nov-26 13:00:00 GMT' }, 3600],
+    ['X-RateLimit-Reset seconds', { 'X-RateLimit-Reset': '120' }, 120],
+    ['RateLimit-Reset seconds', { 'RateLimit-Reset': '120' }, 120],
+    ['X-RateLimit-Reset as an epoch time', { 'X-RateLimit-Reset': String(START / 1000 + 90) }, 90],
+  ])('more than 60 s as %s is not waited out either', async (_, headers, seconds) => {
+    api.sequence('get', '/api/v1/balance', [{ status: 429, body: { error: 'Too Many Requests' }, headers }, { body: {} }]);
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfter).toBe(seconds);
+    expect(api.seen).toHaveLength(1);
+    expect(Date.now()).toBe(START);
   });
 
   test('Retry-After on a status that is not retried changes nothing', async () => {
     api.on('get', '/api/v1/balance', { status: 404, headers: { 'Retry-After': '1' } });
     await rejection(client().balance.retrieve());
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(Date.now()).toBe(START);
+  });
+
+  // Regression: these used to go through Date.parse, which reads "-5" as May 2001 (a past
+  // date), so the retry came at once (0 ms). They are no hint: the normal backoff applies.
+  test.each(['-5', '-1', '1,2'])('a Retry-After of %j on a 503 is no hint: normal backoff (437.5 ms), not ~0', async (value) => {
+    api.sequence('get', '/api/v1/balance', [{ status: 503, headers: { 'Retry-After': value } }, { body: {} }]);
+    await settle(client().balance.retrieve());
+    expect(api.seen).toHaveLength(2);
+    expect(gaps(api.seen)).toEqual([BACKOFF[0]]);
+  });
+
+  test('garbage ("soon") is no hint either: normal backoff, and no retryAfter on the error', async () => {
+    api.on('get', '/api/v1/balance', { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': 'soon' } });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfter).toBeUndefined();
+    expect(api.seen).toHaveLength(3);
+    expect(gaps(api.seen)).toEqual([BACKOFF[0], BACKOFF[1]]);
+  });
+
+  // Regression: retry-after-ms used to win over the backoff; it is no longer read.
+  test('retry-after-ms is not read: normal backoff', async () => {
+    api.sequence('get', '/api/v1/balance', [{ status: 503, headers: { 'retry-after-ms': '10' } }, { body: {} }]);
+    await settle(client().balance.retrieve());
+    expect(gaps(api.seen)).toEqual([BACKOFF[0]]);
   });
 });
 
@@ -224,11 +293,12 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
   test.each(cases)('%s: same key on every attempt, every attempt signed afresh and valid', async (_name, path, call, body) => {
     let n = 0;
     api.on('post', path, () => {
-      // Let time pass on the server side so each attempt needs a new X-Timestamp.
-      clock.time += 5_000;
+      // Let time pass on the server side so each attempt needs a new X-Timestamp (the
+      // backoff alone may stay inside one second). Pending timers keep their delays.
+      vi.setSystemTime(Date.now() + 5_000);
       return ++n < 3 ? { status: 503, body: { error: 'Service Unavailable' } } : { body: body as never };
     });
-    await call(client());
+    await settle(call(client()));
 
     expect(api.seen).toHaveLength(3);
     const keys = header('Idempotency-Key');
@@ -236,7 +306,7 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
     expect(new Set(keys).size).toBe(1);
 
     const stamps = header('X-Timestamp').map(Number);
-    expect(stamps[0]).toBe(Math.floor(Date.UTC(2026, 10, 22, 12, 0, 0) / 1000));
+    expect(stamps[0]).toBe(Math.floor(START / 1000));
     expect(stamps[1]).toBeGreaterThan(stamps[0]!);
     expect(stamps[2]).toBeGreaterThan(stamps[1]!);
     expect(new Set(header('X-Signature')).size).toBe(3);
@@ -255,7 +325,7 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
       if (n === 2) await delay('infinite');
       return HttpResponse.json(createBody);
     }));
-    const payment = await client({ timeout: 50 }).payments.create(createParams);
+    const payment = await settle(client({ timeout: 50 }).payments.create(createParams));
     expect(payment.trx_id).toBe('TRX123456');
     expect(keys).toHaveLength(3);
     expect(keys[0]).toMatch(UUID);
@@ -264,15 +334,15 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
 
   test("the caller's idempotencyKey is used on every attempt", async () => {
     api.sequence('post', '/api/v1/payments', [{ status: 500 }, { body: createBody }]);
-    await client().payments.create(createParams, { idempotencyKey: 'order-1001-attempt' });
+    await settle(client().payments.create(createParams, { idempotencyKey: 'order-1001-attempt' }));
     expect(header('Idempotency-Key')).toEqual(['order-1001-attempt', 'order-1001-attempt']);
   });
 
   test('two separate create calls get different keys', async () => {
     api.on('post', '/api/v1/payments', { body: createBody });
     const c = client();
-    await c.payments.create(createParams);
-    await c.payments.create(createParams);
+    await settle(c.payments.create(createParams));
+    await settle(c.payments.create(createParams));
     const [a, b] = header('Idempotency-Key');
     expect(a).toMatch(UUID);
     expect(b).toMatch(UUID);
@@ -281,7 +351,8 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
 
   test('create is not retried on a 4xx', async () => {
     api.on('post', '/api/v1/payments', { status: 422, body: { error: 'Currency is not enabled for this merchant' } });
-    await rejection(client().payments.create(createParams));
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(api.seen).toHaveLength(1);
   });
 });
@@ -294,8 +365,9 @@ describe('payments.push (not idempotent)', () => {
     const error = await rejection(push(client()));
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(status);
+    expect(error.attempts).toBe(1);
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(Date.now()).toBe(START);
   });
 
   test('NOT retried on a generic network error (the server may have rung the phone)', async () => {
@@ -307,6 +379,7 @@ describe('payments.push (not idempotent)', () => {
     const error = await rejection(push(client()));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(attempts).toBe(1);
+    expect(error.attempts).toBe(1);
   });
 
   test('NOT retried on a timeout', async () => {
@@ -317,6 +390,7 @@ describe('payments.push (not idempotent)', () => {
     const error = await rejection(push(client({ timeout: 50 })));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(1);
   });
 
   test('retried on 429', async () => {
@@ -325,10 +399,10 @@ describe('payments.push (not idempotent)', () => {
       { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': '2' } },
       { body: { trx_id: 'TRX123456', status: 'pending' } },
     ]);
-    const result = await push(client());
+    const result = await settle(push(client()));
     expect(result.trx_id).toBe('TRX123456');
     expect(api.seen).toHaveLength(3);
-    expect(clock.sleeps).toEqual([BACKOFF[0], 2000]);
+    expect(gaps(api.seen)).toEqual([BACKOFF[0], 2000]);
     expect(api.seen.every((r) => r.signatureValid)).toBe(true);
   });
 
@@ -343,7 +417,8 @@ describe('payments.push (not idempotent)', () => {
     expect(error).not.toBeInstanceOf(APITimeoutError);
     expect(causeCodes(error)).toContain('ECONNREFUSED');
     expect(counted.calls).toEqual(Array(3).fill(`POST http://127.0.0.1:${port}/api/v1/payments/TRX123456/push`));
-    expect(clock.sleeps).toEqual([BACKOFF[0], BACKOFF[1]]);
+    expect(error.attempts).toBe(3);
+    expect(gaps(counted.times)).toEqual([BACKOFF[0], BACKOFF[1]]);
   });
 
   test('connection refused with maxRetries 0 → 1 attempt', async () => {
@@ -351,8 +426,9 @@ describe('payments.push (not idempotent)', () => {
     api.use(http.all(`http://127.0.0.1:${port}/*`, () => passthrough()));
     const counted = countingFetch();
     const c = client({ baseUrl: `http://127.0.0.1:${port}`, fetch: counted.fetch, maxRetries: 0 });
-    await rejection(push(c));
+    const error = await rejection(push(c));
     expect(counted.calls).toHaveLength(1);
+    expect(error.attempts).toBe(1);
   });
 });
 
@@ -360,7 +436,7 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
   test.each(['INPROGRESS', 'AMBIGUOUS'])('a 200 with %s is returned as is, 1 attempt', async (status) => {
     const body = { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status };
     api.on('post', '/api/v1/payouts', { body });
-    const payout = await client().payouts.create({ amount: 100 });
+    const payout = await settle(client().payouts.create({ amount: 100 }));
     expect(payout).toEqual(body);
     expect(api.seen).toHaveLength(1);
   });
@@ -370,14 +446,20 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
     [503, { error: 'Service Unavailable', status: 'AMBIGUOUS' }],
     [502, { error: 'Bad Gateway', data: { status: 'INPROGRESS' } }],
     [504, { error: 'Gateway Timeout', outcome: 'ambiguous' }],
-  ])('a %i whose body says the outcome is unsettled is thrown after exactly 1 attempt', async (status, body) => {
+    // Regression: the outcome nested one wrapper deeper (`payout`, or `data.payout`) used to
+    // be missed, and the payout was sent again.
+    [503, { payout: { status: 'INPROGRESS' } }],
+    [503, { data: { payout: { outcome: 'ambiguous' } } }],
+  ])('a %i whose body says the outcome is unsettled (%j) is thrown after exactly 1 attempt', async (status, body) => {
     api.on('post', '/api/v1/payouts', { status, body });
     const error = await rejection(client({ maxRetries: 5 }).payouts.create({ amount: 100 }));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.status).toBe(status);
     expect(error.body).toEqual(body);
+    expect(error.attempts).toBe(1);
+    expect(error.idempotencyKey).toBe(api.seen[0]!.headers['idempotency-key']);
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(Date.now()).toBe(START);
   });
 
   test('a plain payout 503 (no outcome) is retried with the same key', async () => {
@@ -388,7 +470,7 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
   });
 });
 
-describe('timeouts (tiny real timeouts)', () => {
+describe('timeouts (virtual time)', () => {
   test('a server that never answers → APITimeoutError after the retries', async () => {
     api.on('get', '/api/v1/balance', async () => {
       await delay('infinite');
@@ -399,7 +481,8 @@ describe('timeouts (tiny real timeouts)', () => {
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error.message).toContain('50 ms');
     expect(api.seen).toHaveLength(3);
-    expect(clock.sleeps).toEqual([BACKOFF[0], BACKOFF[1]]);
+    // Each attempt waits out its 50 ms timeout, then the backoff.
+    expect(gaps(api.seen)).toEqual([50 + BACKOFF[0]!, 50 + BACKOFF[1]!]);
   });
 
   test('per-call timeout', async () => {
@@ -413,7 +496,9 @@ describe('timeouts (tiny real timeouts)', () => {
     expect(api.seen).toHaveLength(1);
   });
 
-  test('a body that stalls after the headers also times out (and is retried)', async () => {
+  // Changed: this used to be retried. ky's body-read timeout sits outside its retry loop, so
+  // a body that stalls after the headers now fails that one attempt, and says so.
+  test('a body that stalls after the headers times out, and is not retried', async () => {
     let attempts = 0;
     api.use(http.get(`${BASE_URL}/api/v1/balance`, () => {
       attempts++;
@@ -426,9 +511,35 @@ describe('timeouts (tiny real timeouts)', () => {
       // read-until-close body as complete after the client aborted, tripping an undici assert.)
       return new HttpResponse(stalled, { status: 200, headers: { 'content-type': 'application/json', 'content-length': '1000' } });
     }));
+    // maxRetries 1: a retry was allowed, and still not made.
     const error = await rejection(client({ timeout: 50, maxRetries: 1 }).balance.retrieve());
     expect(error).toBeInstanceOf(APITimeoutError);
-    expect(attempts).toBe(2);
+    expect(error.message).toContain('timed out after 50 ms while reading the response body');
+    expect(attempts).toBe(1);
+    expect(error.attempts).toBe(1);
+  }, 2_000);
+
+  test('a body reset after the headers (a real socket): APIConnectionError, not retried', async () => {
+    let attempts = 0;
+    const server = createServer((_req, res) => {
+      attempts++;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"wallets": [', () => setImmediate(() => res.socket?.destroy()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    api.use(http.all(`${origin}/*`, () => passthrough()));
+    try {
+      const error = await rejection(client({ baseUrl: origin, maxRetries: 1 }).balance.retrieve());
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(error).not.toBeInstanceOf(APITimeoutError);
+      expect(error.message).toContain('the connection broke while reading the response body');
+      expect(attempts).toBe(1);
+      expect(error.attempts).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   }, 2_000);
 });
 
@@ -442,17 +553,32 @@ describe('AbortSignal', () => {
     expect(api.seen).toHaveLength(0);
   });
 
+  // Regression: ky calls fetch even with an already aborted signal (fetch then rejects
+  // without sending); that is not an attempt.
+  test('an already aborted signal reports attempts 0', async () => {
+    api.on('get', '/api/v1/balance', { body: {} });
+    const controller = new AbortController();
+    controller.abort(new Error('user gave up'));
+    const error = await rejection(client().balance.retrieve({ signal: controller.signal }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(api.seen).toHaveLength(0);
+    expect(error.attempts).toBe(0);
+  });
+
   test('aborted during the backoff wait: no further attempts', async () => {
     const controller = new AbortController();
-    clock.sleep = async (_ms: number, signal?: AbortSignal) => {
-      controller.abort();
-      if (signal?.aborted) throw signal.reason;
-    };
-    api.on('get', '/api/v1/balance', { status: 503 });
+    api.on('get', '/api/v1/balance', () => {
+      // 100 ms into the 437.5 ms backoff wait.
+      setTimeout(() => controller.abort(), 100);
+      return { status: 503 };
+    });
     const error = await rejection(client().balance.retrieve({ signal: controller.signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(error).not.toBeInstanceOf(APIConnectionError);
     expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(1);
+    // The wait was cut short by the abort, not waited out.
+    expect(Date.now()).toBe(START + 100);
   });
 
   test('aborted while the request is in flight: no further attempts', async () => {
@@ -465,5 +591,115 @@ describe('AbortSignal', () => {
     const error = await rejection(client().payments.create(createParams, { signal: controller.signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(1);
+  });
+});
+
+// Regression: errors used to carry neither; a merchant could not tell how many attempts
+// were made, nor which key to retry with, without parsing logs.
+describe('every error of a create carries idempotencyKey and attempts', () => {
+  test('APIError after the retries', async () => {
+    api.on('post', '/api/v1/payments', { status: 503, body: { error: 'Service Unavailable' } });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(api.seen).toHaveLength(3);
+    expect(error.attempts).toBe(api.seen.length);
+    expect(error.idempotencyKey).toMatch(UUID);
+    expect(header('Idempotency-Key')).toEqual(Array(3).fill(error.idempotencyKey));
+  });
+
+  test('APIConnectionError', async () => {
+    const keys: Array<string | null> = [];
+    api.use(http.post(`${BASE_URL}/api/v1/payments`, ({ request }) => {
+      keys.push(request.headers.get('idempotency-key'));
+      return HttpResponse.error();
+    }));
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).not.toBeInstanceOf(APITimeoutError);
+    expect(keys).toHaveLength(3);
+    expect(error.attempts).toBe(keys.length);
+    expect(error.idempotencyKey).toMatch(UUID);
+    expect(keys).toEqual(Array(3).fill(error.idempotencyKey));
+  });
+
+  test('APITimeoutError', async () => {
+    api.on('post', '/api/v1/payments', async () => {
+      await delay('infinite');
+      return {};
+    });
+    const error = await rejection(client({ timeout: 50 }).payments.create(createParams));
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(api.seen).toHaveLength(3);
+    expect(error.attempts).toBe(api.seen.length);
+    expect(error.idempotencyKey).toMatch(UUID);
+    expect(header('Idempotency-Key')).toEqual(Array(3).fill(error.idempotencyKey));
+  });
+
+  test('InvalidParamsError: 0 attempts, and the key that would have been sent', async () => {
+    api.on('post', '/api/v1/payments', { body: createBody });
+    const error = await rejection(client().payments.create({ ...createParams, payment_amount: 0 }));
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(api.seen).toHaveLength(0);
+    expect(error.attempts).toBe(0);
+    expect(error.idempotencyKey).toMatch(UUID);
+
+    const mine = await rejection(client().payments.create({ ...createParams, payment_amount: 0 }, { idempotencyKey: 'order-1001-attempt' }));
+    expect(mine).toBeInstanceOf(InvalidParamsError);
+    expect(mine.attempts).toBe(0);
+    expect(mine.idempotencyKey).toBe('order-1001-attempt');
+  });
+
+  test('ResponseValidationError: a 200 without data.trx_id; the server may have acted', async () => {
+    const { trx_id: _dropped, ...payment } = fixtures.payment;
+    api.on('post', '/api/v1/payments', { body: { ...createBody, data: payment } });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.errors).toHaveProperty(['data.trx_id']);
+    expect(error.serverMayHaveActed).toBe(true);
+    expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(api.seen.length);
+    expect(error.idempotencyKey).toBe(api.seen[0]!.headers['idempotency-key']);
+    expect(error.idempotencyKey).toMatch(UUID);
+  });
+
+  test('ResponseValidationError on a GET (balance.retrieve answered non-JSON): the server did not act, no key', async () => {
+    api.on('get', '/api/v1/balance', { body: '<html>maintenance</html>' });
+    const error = await rejection(client().balance.retrieve());
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.serverMayHaveActed).toBe(false);
+    expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(1);
+    expect(error.idempotencyKey).toBeUndefined();
+  });
+});
+
+// Regression: redirects used to be followed (with the credentials and the body).
+describe('a 3xx is refused: never followed, never retried', () => {
+  const calls = {
+    'GET balance.retrieve': ['get', '/api/v1/balance', (c: PaymentsClient) => c.balance.retrieve()],
+    'POST payments.create': ['post', '/api/v1/payments', (c: PaymentsClient) => c.payments.create(createParams)],
+  } as const;
+  const cases = [301, 302, 307, 308].flatMap((status) => Object.entries(calls).map(([name, route]) => [status, name, ...route] as const));
+
+  test.each(cases)('%i on %s: one attempt, an APIError naming the Location origin', async (status, _name, method, path, call) => {
+    const evil: string[] = [];
+    api.use(http.all('https://evil.example/*', ({ request }) => {
+      evil.push(`${request.method} ${request.url}`);
+      return HttpResponse.json(createBody);
+    }));
+    api.on(method, path, { status, body: {}, headers: { Location: 'https://evil.example/steal' } });
+    const counted = countingFetch();
+
+    const error = await rejection(call(client({ fetch: counted.fetch, maxRetries: 5 })));
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.status).toBe(status);
+    expect(error.message).toContain('https://evil.example');
+    expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(1);
+    expect(counted.calls).toEqual([`${method.toUpperCase()} ${BASE_URL}${path}`]);
+    expect(counted.calls.some((c) => c.includes('evil.example'))).toBe(false);
+    expect(evil).toEqual([]);
+    expect(Date.now()).toBe(START);
   });
 });

@@ -14,12 +14,11 @@ import {
   type ClientOptions,
   type Logger,
 } from '../../src/index.js';
-import { rejection } from '../support/assertions.js';
+import { rejection, settle } from '../support/assertions.js';
 import { BASE_URL, CREDENTIALS, fixtures } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
-// Every client shares the harness clock (fresh each test), so the server follows it too.
-const { api, setup, clock } = useFakeApi();
+const { api, setup } = useFakeApi();
 
 const SECRET = CREDENTIALS.apiSecret;
 const PHONE = '255712345678';
@@ -97,7 +96,7 @@ function collectingLogger() {
 
 describe('the client object', () => {
   test('JSON.stringify, util.inspect (showHidden, any depth), String and template strings show no secret', () => {
-    const { client } = setup({ clock });
+    const { client } = setup();
     const views = [
       JSON.stringify(client),
       inspect(client, { depth: Infinity, showHidden: true }),
@@ -113,7 +112,7 @@ describe('the client object', () => {
   });
 
   test('resources (which hold the client) show no secret either', () => {
-    const { client } = setup({ clock });
+    const { client } = setup();
     for (const resource of [client.payments, client.payouts, client.balance, client.siteInfo, client.billing, client.billing.plans]) {
       expect(JSON.stringify(resource)).not.toContain(SECRET);
       expect(inspect(resource, { depth: Infinity, showHidden: true })).not.toContain(SECRET);
@@ -133,8 +132,8 @@ describe('the wire', () => {
   test('no header of any attempt carries the secret', async () => {
     api.sequence('post', '/api/v1/payments', [{ status: 503 }, { body: createBody }]);
     api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
-    const { client } = setup({ clock });
-    await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' });
+    const { client } = setup();
+    await settle(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' }));
     await client.payments.verify('TRX123456');
     expect(api.seen).toHaveLength(3);
     for (const request of api.seen) {
@@ -175,7 +174,7 @@ describe('thrown errors', () => {
   });
 
   test('InvalidParamsError does not contain the secret', async () => {
-    const { client } = setup({ clock });
+    const { client } = setup();
     const error = await rejection(
       client.payments.create({ payment_amount: 0, currency_code: 'usd', ref_trx: '' }, { headers: { 'X-Signature': 'forged' } }),
     );
@@ -190,7 +189,7 @@ describe('thrown errors', () => {
     ['200 not JSON', { status: 200, body: '<html>hello</html>' }, ResponseValidationError],
   ] as const)('API error (%s) does not contain the secret', async (_what, reply, ErrorClass) => {
     api.on('post', '/api/v1/payments', reply as never);
-    const { client } = setup({ clock, maxRetries: 0 });
+    const { client } = setup({ maxRetries: 0 });
     const error = await rejection(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' }));
     expect(error).toBeInstanceOf(ErrorClass);
     expectNoCredentialsIn(error, api.seen.map((r) => r.headers['x-signature']!));
@@ -199,7 +198,7 @@ describe('thrown errors', () => {
   test('APIConnectionError (network error, after retries) contains no secret, API key or signature', async () => {
     api.use(http.post(`${BASE_URL}/api/v1/payments`, () => HttpResponse.error()));
     const recording = signatureRecordingFetch();
-    const { client } = setup({ clock, fetch: recording.fetch });
+    const { client } = setup({ fetch: recording.fetch });
     const error = await rejection(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' }));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(recording.signatures).toHaveLength(3);
@@ -211,7 +210,7 @@ describe('thrown errors', () => {
       await delay('infinite');
       return {};
     });
-    const { client } = setup({ clock, timeout: 30, maxRetries: 0 });
+    const { client } = setup({ timeout: 30, maxRetries: 0 });
     const error = await rejection(client.balance.retrieve());
     expect(error).toBeInstanceOf(APITimeoutError);
     expectNoCredentialsIn(error, api.seen.map((r) => r.headers['x-signature']!));
@@ -227,7 +226,7 @@ describe('logging', () => {
     api.on('post', '/api/v1/billing/subscriptions', { body: { id: 'sub_1' } });
     api.on('get', '/api/v1/balance', { status: 404, body: { error: 'Not Found', message: 'No such route' } });
 
-    await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
+    await settle(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE }));
     await client.payments.push('TRX123456', { customer_phone: `+${PHONE}` });
     await client.payouts.create({ amount: 100, destination: PHONE });
     await client.billing.subscriptions.create({ plan_code: 'gold', customer_phone: PHONE, terms_shown: 'TZS 10,000 monthly' });
@@ -236,7 +235,7 @@ describe('logging', () => {
 
   test('at debug: every attempt is logged, with no secret, API key, signature or phone number', async () => {
     const log = collectingLogger();
-    const { client } = setup({ clock, logger: log.logger, logLevel: 'debug' });
+    const { client } = setup({ logger: log.logger, logLevel: 'debug' });
     await busySession(client);
 
     const text = log.text();
@@ -259,7 +258,7 @@ describe('logging', () => {
   test('the debug line for a request redacts X-Signature and X-API-Key values and body phone fields', async () => {
     const log = collectingLogger();
     api.on('post', '/api/v1/payments', { body: createBody });
-    const { client } = setup({ clock, logger: log.logger, logLevel: 'debug' });
+    const { client } = setup({ logger: log.logger, logLevel: 'debug' });
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
 
     const debug = log.calls.find((c) => c.level === 'debug')!;
@@ -281,7 +280,7 @@ describe('logging', () => {
 
   test('logLevel defaults to off: the logger is never called, even on retries and failures', async () => {
     const log = collectingLogger();
-    const { client } = setup({ clock, logger: log.logger });
+    const { client } = setup({ logger: log.logger });
     await busySession(client);
     expect(api.seen).toHaveLength(6);
     expect(log.calls).toEqual([]);
@@ -291,7 +290,7 @@ describe('logging', () => {
     vi.stubEnv('BUSINESS_PAYMENTS_LOG', 'debug');
     const log = collectingLogger();
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = setup({ clock, logger: log.logger });
+    const { client } = setup({ logger: log.logger });
     await client.siteInfo.retrieve();
     expect(log.calls.map((c) => c.level)).toEqual(['debug', 'info']);
     expect(log.text()).not.toContain(SECRET);
@@ -301,14 +300,14 @@ describe('logging', () => {
     vi.stubEnv('BUSINESS_PAYMENTS_LOG', 'debug');
     const log = collectingLogger();
     api.on('get', '/api/v1/site-info', { body: fixtures.siteInfo });
-    const { client } = setup({ clock, logger: log.logger, logLevel: 'off' });
+    const { client } = setup({ logger: log.logger, logLevel: 'off' });
     await client.siteInfo.retrieve();
     expect(log.calls).toEqual([]);
   });
 
   test('logLevel warn: retries and failures, but no per-attempt debug or info lines', async () => {
     const log = collectingLogger();
-    const { client } = setup({ clock, logger: log.logger, logLevel: 'warn' });
+    const { client } = setup({ logger: log.logger, logLevel: 'warn' });
     await busySession(client);
     const levels = new Set(log.calls.map((c) => c.level));
     expect(levels.has('warn')).toBe(true);
@@ -323,7 +322,7 @@ describe('logging', () => {
       vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void printed.push(args));
     }
     api.on('post', '/api/v1/payments', { body: createBody });
-    const { client } = setup({ clock, logLevel: 'debug' });
+    const { client } = setup({ logLevel: 'debug' });
     await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
     expect(printed.length).toBeGreaterThan(0);
     const text = inspect(printed, { depth: Infinity });

@@ -1,7 +1,7 @@
 // The client against the simulated service over a real socket (`mock.listen()`, no msw):
 // one test per method of DESIGN.md's table, idempotency on the wire, each spec error label
 // mapped to its class, and clock-skew detection from the server's Date header.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   APIError,
   AuthenticationError,
@@ -431,8 +431,17 @@ describe('errors: each spec label reaches its class', () => {
 
 describe('clock skew', () => {
   it('a client clock 10 minutes behind gets AuthenticationError saying it is behind by about 600 s', async () => {
-    const late = sandbox.clientWith({ clock: { now: () => Date.now() - 600_000 }, maxRetries: 0 });
-    const error = await failure(late.balance.retrieve());
+    // The service keeps real time; only the client's Date is set back (timers stay real: real sockets).
+    const realNow = Date.now;
+    const service = await startSandbox({ timeScale: 0.001, now: () => realNow() });
+    vi.useFakeTimers({ toFake: ['Date'], now: realNow() - 600_000 });
+    let error: unknown;
+    try {
+      error = await failure(service.clientWith({ maxRetries: 0 }).balance.retrieve());
+    } finally {
+      vi.useRealTimers();
+      await service.close();
+    }
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toBeInstanceOf(APIError);
     const { message } = error as AuthenticationError;

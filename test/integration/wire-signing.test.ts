@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { AuthenticationError, InternalServerError, InvalidParamsError, PaymentsClient, type ClientOptions } from '../../src/index.js';
 import { fixtures } from '../support/fake-api.js';
 
@@ -117,19 +117,27 @@ function client(options: ClientOptions = {}): PaymentsClient {
   return new PaymentsClient({ environment: 'sandbox', merchantKey: 'test_m', apiKey: 'test_k', apiSecret: 'test_s', baseUrl: origin, ...options });
 }
 
-/** A clock that never really waits: sleep advances `now` by the ms and records them. */
-function fakeClock(start: number) {
-  const clock = {
-    time: start,
-    sleeps: [] as number[],
-    now: () => clock.time,
-    random: () => 0.5,
-    sleep: async (ms: number) => {
-      clock.sleeps.push(ms);
-      clock.time += ms;
-    },
-  };
-  return clock;
+// Real sockets need real time to answer, so fake timers here run accelerated: every real
+// millisecond the virtual clock moves 100 ms (timers firing in order, with their microtasks).
+// Backoff waits of seconds pass in a few real ms; a 30 s attempt timeout stays far away.
+const realSetTimeout = globalThis.setTimeout;
+async function accelerated<T>(start: number, run: () => Promise<T>): Promise<{ result: T | undefined; error: unknown }> {
+  vi.useFakeTimers({ now: start, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+  let done = false;
+  const outcome = run().then(
+    (result) => ({ result, error: undefined }),
+    (error: unknown) => ({ result: undefined, error }),
+  );
+  void outcome.finally(() => (done = true));
+  try {
+    while (!done) {
+      await new Promise((resolve) => realSetTimeout(resolve, 1));
+      if (!done) await vi.advanceTimersByTimeAsync(100);
+    }
+    return await outcome;
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 function expectVerified(requests: Seen[]): void {
@@ -259,8 +267,13 @@ describe('the server really checks: a wrong signature or a stale timestamp is re
   });
 
   test('a clock 10 minutes behind: valid signature, stale timestamp, the error names the clock skew', async () => {
-    const skewed = { now: () => Date.now() - 600_000 };
-    const error = await client({ clock: skewed }).payouts.preview({ amount: 100 }).catch((e: unknown) => e);
+    const realNow = Date.now;
+    serverNow = () => realNow();
+    vi.useFakeTimers({ toFake: ['Date'], now: realNow() - 600_000 });
+    const error = await client()
+      .payouts.preview({ amount: 100 })
+      .catch((e: unknown) => e)
+      .finally(() => vi.useRealTimers());
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ signatureValid: true, fresh: false });
@@ -273,15 +286,12 @@ describe('every retry is signed afresh', () => {
   const start = Date.UTC(2026, 10, 22, 12, 0, 0);
 
   test('GET: 503 once, then 200: two requests, both valid, the second with a new X-Timestamp', async () => {
-    const clock = fakeClock(start);
-    serverNow = clock.now;
     let calls = 0;
     routes.push(() => (calls++ === 0 ? { status: 503, body: { error: 'Service Unavailable', message: 'try again' }, headers: { 'retry-after': '2' } } : undefined));
-    const page = await client({ clock }).payments.list({ merchant_ref: AWKWARD_REF, status: 'pending' });
-    expect(page.data).toHaveLength(1);
+    const { result: page } = await accelerated(start, () => client().payments.list({ merchant_ref: AWKWARD_REF, status: 'pending' }));
+    expect(page!.data).toHaveLength(1);
     expect(seen).toHaveLength(2);
     expectVerified(seen);
-    expect(clock.sleeps).toEqual([2000]);
     const [first, second] = seen;
     expect(first!.headers['x-timestamp']).toBe(String(start / 1000));
     expect(second!.headers['x-timestamp']).toBe(String(start / 1000 + 2));
@@ -291,16 +301,16 @@ describe('every retry is signed afresh', () => {
   });
 
   test('POST create: 503 once, then 200: same body and Idempotency-Key, fresh timestamp and signature', async () => {
-    const clock = fakeClock(start + 750);
-    serverNow = clock.now;
     let calls = 0;
     routes.push(() => (calls++ === 0 ? { status: 503, body: { error: 'Service Unavailable', message: 'try again' } } : undefined));
-    await client({ clock }).payments.create({ payment_amount: 25, currency_code: 'TZS', ref_trx: 'agizo-1001', customer_name: 'Zoë Mwanaïsha 🇹🇿' });
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    await accelerated(start + 750, () =>
+      client().payments.create({ payment_amount: 25, currency_code: 'TZS', ref_trx: 'agizo-1001', customer_name: 'Zoë Mwanaïsha 🇹🇿' }),
+    );
     expect(seen).toHaveLength(2);
     expectVerified(seen);
     // Backoff without Retry-After: 500 ms less a quarter of jitter (random 0.5) = 437.5 ms,
-    // which crosses into the next second from 12:00:00.750.
-    expect(clock.sleeps).toEqual([437.5]);
+    // which crosses into the next second from 12:00:00.750 (the second X-Timestamp shows it).
     const [first, second] = seen;
     expect(first!.headers['x-timestamp']).toBe(String(start / 1000));
     expect(second!.headers['x-timestamp']).toBe(String(start / 1000 + 1));
@@ -310,10 +320,8 @@ describe('every retry is signed afresh', () => {
   });
 
   test('503 on every attempt: each of the 1 + maxRetries attempts is signed with its own timestamp', async () => {
-    const clock = fakeClock(start);
-    serverNow = clock.now;
     routes.push(() => ({ status: 503, body: { error: 'Service Unavailable', message: 'down' }, headers: { 'retry-after': '5' } }));
-    const error = await client({ clock, maxRetries: 2 }).payouts.preview({ amount: 100 }).catch((e: unknown) => e);
+    const { error } = await accelerated(start, () => client({ maxRetries: 2 }).payouts.preview({ amount: 100 }));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(seen).toHaveLength(3);
     expectVerified(seen);

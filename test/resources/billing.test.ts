@@ -2,7 +2,7 @@
 // (Walking invoice pages: pagination.test.ts.)
 import { beforeEach, describe, expect, test } from 'vitest';
 import { ResponseValidationError } from '../../src/index.js';
-import { expectPlainJson, invalidParams, rejection, UUID } from '../support/assertions.js';
+import { expectPlainJson, gaps, invalidParams, rejection, settle, UUID } from '../support/assertions.js';
 import { liveRoute, productionClient, useFakeApi } from '../support/harness.js';
 
 const { api, setup } = useFakeApi();
@@ -50,9 +50,11 @@ describe('billing.plans.create', () => {
   test('a retry (500, then 200) reuses the Idempotency-Key', async () => {
     api.sequence('post', '/api/v1/billing/plans', [{ status: 500, body: { error: 'Server Error' } }, { body: plan }]);
     const { client } = setup();
-    await client.billing.plans.create(plan);
+    // The backoff wait runs on the harness's fake timers: settle() lets it pass.
+    expect(await settle(client.billing.plans.create(plan))).toStrictEqual(plan);
     expect(api.seen).toHaveLength(2);
     expect(api.seen[1]!.headers['idempotency-key']).toBe(api.seen[0]!.headers['idempotency-key']);
+    expect(gaps(api.seen)).toEqual([437]);
   });
 
   test.each([

@@ -1,6 +1,7 @@
 // payments.list, payouts.list, billing.invoices.list: one page on await, every item on `for await`.
 import { describe, expect, test } from 'vitest';
-import { InvalidParamsError, ResponseValidationError } from '../../src/index.js';
+import { InvalidParamsError, PaymentsError, ResponseValidationError } from '../../src/index.js';
+import { MAX_STALE_PAGES } from '../../src/core/pagination.js';
 import type { PaymentsClient } from '../../src/index.js';
 import { rejection } from '../support/assertions.js';
 import { BASE_URL, type SeenRequest } from '../support/fake-api.js';
@@ -133,12 +134,17 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
     expect(offsets()).toEqual([0, 2, 4, 6]);
   });
 
-  test('a server that ignores offset does not loop forever', async () => {
+  test('a server that ignores offset does not loop forever: a typed error after MAX_STALE_PAGES pages of nothing new', async () => {
     api.on('get', path, serve(() => items, { ignoreOffset: true, hasMore: true }));
     const { client } = setup();
-    const got = await collect(list(client, { limit: 2 }));
+    const got: unknown[] = [];
+    const error = await rejection((async () => {
+      for await (const item of list(client, { limit: 2 })) got.push(item);
+    })());
     expect(got).toStrictEqual(items.slice(0, 2));
-    expect(api.seen).toHaveLength(2);
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error.message).toMatch(/may ignore offset/);
+    expect(api.seen).toHaveLength(1 + MAX_STALE_PAGES);
   });
 
   test("the server's has_more: false stops the walk even after a full page", async () => {
@@ -236,7 +242,7 @@ describe('payments.list query', () => {
   test('list() without params sends no query', async () => {
     api.on('get', '/api/v1/payments', { body: [] });
     const { client } = setup();
-    expect(await client.payments.list()).toStrictEqual({ data: [], offset: 0, limit: undefined, has_more: false });
+    expect({ ...(await client.payments.list()) }).toStrictEqual({ data: [], offset: 0, limit: undefined, has_more: false });
     expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments');
   });
 
@@ -273,5 +279,75 @@ describe('billing.invoices.list query', () => {
       '/api/v1/billing/invoices?subscription=sub_9&limit=2',
       '/api/v1/billing/invoices?subscription=sub_9&limit=2&offset=2',
     ]);
+  });
+});
+
+describe('the walk ends when the server says so, and never drops or loops (regressions)', () => {
+  const seven = Array.from({ length: 7 }, (_, i) => ({ trx_id: `TRX${i + 1}`, amount: i + 1 }));
+
+  test('two payments created at the head during a walk over limit 2: every item that existed is yielded, once', async () => {
+    let rows = seven.slice(2);
+    api.on('get', '/api/v1/payments', serve(() => rows, { hasMore: undefined }));
+    const { client } = setup();
+    const got: string[] = [];
+    for await (const p of client.payments.list({ limit: 2 })) {
+      got.push(p.trx_id!);
+      // After the first page, two new payments arrive at the head (newest first).
+      if (got.length === 1) rows = [...seven.slice(0, 2), ...rows];
+    }
+    // The old walk stopped at the page of shifted rows, after 2 of the 5; offset paging cannot
+    // see rows created at the head after it passed, but it must not lose the others.
+    expect(got).toEqual(['TRX3', 'TRX4', 'TRX5', 'TRX6', 'TRX7']);
+  });
+
+  test('two identical rows without an id are both yielded', async () => {
+    const rows = [{ amount: 5 }, { amount: 5 }, { amount: 6 }];
+    api.on('get', '/api/v1/payments', serve(() => rows));
+    const { client } = setup();
+    expect(await collect(client.payments.list({ limit: 2 }))).toStrictEqual(rows);
+  });
+
+  test('meta.total is read from a { data, meta } envelope', async () => {
+    api.on('get', '/api/v1/payments', (req) => {
+      const offset = Number(query(req).get('offset') ?? 0);
+      return { body: { data: payments.slice(offset, offset + 2), meta: { total: payments.length } } };
+    });
+    const { client } = setup();
+    expect(await collect(client.payments.list({ limit: 2 }))).toStrictEqual(payments);
+    expect(offsets()).toEqual([0, 2, 4]);
+  });
+
+  test('page.hasNextPage() / page.getNextPage(); the helpers do not serialise', async () => {
+    api.on('get', '/api/v1/payments', serve(() => payments, { total: true }));
+    const { client } = setup();
+    let page = await client.payments.list({ limit: 2 });
+    const seen = [...page.data];
+    while (page.hasNextPage()) {
+      page = await page.getNextPage();
+      seen.push(...page.data);
+    }
+    expect(seen).toStrictEqual(payments);
+    expect(JSON.parse(JSON.stringify(page))).toStrictEqual({ data: payments.slice(4), offset: 4, limit: 2, has_more: false, total: 5 });
+    expect(Object.keys(structuredClone(page))).toEqual(['data', 'offset', 'limit', 'has_more', 'total']);
+    await expect(page.getNextPage()).rejects.toBeInstanceOf(PaymentsError);
+  });
+
+  test('list.iterPages() yields each page; list.toArray({ limit }) stops at the limit', async () => {
+    api.on('get', '/api/v1/payments', serve(() => payments));
+    const { client } = setup();
+    const sizes: number[] = [];
+    for await (const page of client.payments.list({ limit: 2 }).iterPages()) sizes.push(page.data.length);
+    expect(sizes).toEqual([2, 2, 1]);
+    api.seen.length = 0;
+    expect(await client.payments.list({ limit: 2 }).toArray({ limit: 3 })).toStrictEqual(payments.slice(0, 3));
+    expect(offsets()).toEqual([0, 2]);
+  });
+
+  test.each([undefined, {}, { limit: 0 }, { limit: 1.5 }, { limit: 10_001 }])('toArray(%j) is refused: the limit is required', async (options) => {
+    api.on('get', '/api/v1/payments', serve(() => payments));
+    const { client } = setup();
+    const error = await rejection(client.payments.list().toArray(options as { limit: number }));
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(Object.keys(error.errors)).toEqual(['limit']);
   });
 });

@@ -1,19 +1,28 @@
 // payments.create / initiate / retrieve / push / verify / waitForOutcome against the fake API.
 // (payments.list is covered in pagination.test.ts.)
+// Time is virtual (the harness runs fake timers from START, Math.random is 0.5): waits pass
+// inside settle()/rejection(), and gaps(api.seen) gives the ms between requests.
+import { delay, http, HttpResponse } from 'msw';
 import { beforeEach, describe, expect, test } from 'vitest';
 import {
+  APIConnectionError,
   APITimeoutError,
   APIUserAbortError,
+  PaymentsError,
   InternalServerError,
   RateLimitError,
   ResponseValidationError,
 } from '../../src/index.js';
-import { expectPlainJson, invalidParams, rejection, UUID } from '../support/assertions.js';
-import { START, fakeClock, fixtures } from '../support/fake-api.js';
+import { expectPlainJson, gaps, invalidParams, rejection, settle, UUID } from '../support/assertions.js';
+import { BASE_URL, START, fixtures } from '../support/fake-api.js';
 import { liveRoute, productionClient, useFakeApi } from '../support/harness.js';
 
-// The fake server's clock follows the client's fake clock, so long polls stay "fresh".
+// The fake server reads the same virtual clock as the client, so long polls stay "fresh".
 const { api, setup } = useFakeApi();
+// First backoff wait with Math.random() = 0.5: 500 * (1 - 0.25 * 0.5) = 437.5 ms, which
+// setTimeout waits as 437 whole milliseconds.
+const FIRST_BACKOFF = 437;
+const VERIFY_PATH = '/api/v1/verify-payment/TRX123456';
 
 const base = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
 const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
@@ -118,14 +127,14 @@ describe('payments.create', () => {
 
   test('a retry (503, then 200) reuses the same Idempotency-Key', async () => {
     api.sequence('post', '/api/v1/payments', [{ status: 503, body: { error: 'Unavailable' } }, { body: createBody }]);
-    const { client, clock } = setup();
-    const payment = await client.payments.create(base);
+    const { client } = setup();
+    const payment = await settle(client.payments.create(base));
     expect(payment.trx_id).toBe('TRX123456');
     expect(api.seen).toHaveLength(2);
     expect(api.seen[0]!.headers['idempotency-key']).toMatch(UUID);
     expect(api.seen[1]!.headers['idempotency-key']).toBe(api.seen[0]!.headers['idempotency-key']);
     expect(api.seen.every((r) => r.signatureValid)).toBe(true);
-    expect(clock.sleeps).toHaveLength(1);
+    expect(gaps(api.seen)).toEqual([FIRST_BACKOFF]);
   });
 
   test('unknown extra response fields are accepted and kept', async () => {
@@ -144,23 +153,39 @@ describe('payments.create', () => {
     expect(await client.payments.create({ ...base, payment_mode: 'push', customer_phone: '255712345678' })).toStrictEqual(data);
   });
 
+  // Forward compatibility (deliberate change): a status or environment newer than this SDK
+  // passes through as it came. It used to fail the call with ResponseValidationError after
+  // the server had already created the payment.
+  test.each([
+    ['data.status unknown', { ...fixtures.payment, status: 'completed' }],
+    ['data.environment unknown', { ...fixtures.payment, environment: 'live' }],
+  ])('%s → resolves, the value kept as it came', async (_name, data) => {
+    api.on('post', '/api/v1/payments', { body: { ...createBody, data } });
+    const { client } = setup();
+    expect(await client.payments.create(base)).toStrictEqual(data);
+    expect(api.seen).toHaveLength(1);
+  });
+
   const broken: Array<[string, Record<string, unknown>, string]> = [
     ['data.trx_id missing', { ...createBody, data: { ...fixtures.payment, trx_id: undefined } }, 'data.trx_id'],
     ['data.amount mistyped', { ...createBody, data: { ...fixtures.payment, amount: '25.00' } }, 'data.amount'],
-    ['data.status unknown', { ...createBody, data: { ...fixtures.payment, status: 'completed' } }, 'data.status'],
-    ['data.environment unknown', { ...createBody, data: { ...fixtures.payment, environment: 'live' } }, 'data.environment'],
     ['data missing', { status: 'success', trx_id: 'TRX123456' }, 'data'],
     ['top-level trx_id missing', { status: 'success', data: fixtures.payment }, 'trx_id'],
   ];
   test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
-    api.on('post', '/api/v1/payments', { body });
+    api.on('post', '/api/v1/payments', { body, headers: { 'x-request-id': 'req_9' } });
     const { client } = setup();
     const error = await rejection(client.payments.create(base));
     expect(error).toBeInstanceOf(ResponseValidationError);
     const rve = error as ResponseValidationError;
     expect(rve.body).toBe(JSON.stringify(body));
     expect(rve.status).toBe(200);
+    expect(rve.headers.get('x-request-id')).toBe('req_9');
     expect(Object.keys(rve.errors ?? {})).toContain(field);
+    // A create: the payment may exist; the key to look it up or retry with is on the error.
+    expect(rve.serverMayHaveActed).toBe(true);
+    expect(error.attempts).toBe(1);
+    expect(error.idempotencyKey).toBe(api.seen[0]!.headers['idempotency-key']);
     expect(api.seen).toHaveLength(1); // not retried
   });
 
@@ -170,6 +195,7 @@ describe('payments.create', () => {
     const error = await rejection(client.payments.create(base));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toBe('<html>maintenance</html>');
+    expect((error as ResponseValidationError).serverMayHaveActed).toBe(true);
   });
 });
 
@@ -548,10 +574,10 @@ describe('payments.push', () => {
       { status: 429, body: { error: 'Too Many Requests' }, headers: { 'retry-after': '2' } },
       { body: { trx_id: 'TRX123456', status: 'pending' } },
     ]);
-    const { client, clock } = setup();
-    expect(await client.payments.push('TRX123456')).toStrictEqual({ trx_id: 'TRX123456', status: 'pending' });
+    const { client } = setup();
+    expect(await settle(client.payments.push('TRX123456'))).toStrictEqual({ trx_id: 'TRX123456', status: 'pending' });
     expect(api.seen).toHaveLength(2);
-    expect(clock.sleeps).toEqual([2000]);
+    expect(gaps(api.seen)).toEqual([2000]);
   });
 
   test('a persistent 429 surfaces as RateLimitError', async () => {
@@ -616,10 +642,17 @@ describe('payments.verify', () => {
     expect(await client.payments.verify('TRX123456')).toStrictEqual(body);
   });
 
+  // Forward compatibility (deliberate change): it used to be a ResponseValidationError.
+  test('a status other than pending/success/failed → resolves, the value kept as it came', async () => {
+    const body = { ...fixtures.verified, status: 'completed' };
+    api.on('get', '/api/v1/verify-payment/:id', { body });
+    const { client } = setup();
+    expect(await client.payments.verify('TRX123456')).toStrictEqual(body);
+  });
+
   const broken: Array<[string, Record<string, unknown>, string]> = [
     ['fee missing', { ...fixtures.verified, fee: undefined }, 'fee'],
     ['net_amount mistyped', { ...fixtures.verified, net_amount: '24.25' }, 'net_amount'],
-    ['status not pending/success/failed', { ...fixtures.verified, status: 'completed' }, 'status'],
     ['customer missing', { ...fixtures.verified, customer: undefined }, 'customer'],
     ['customer.email mistyped', { ...fixtures.verified, customer: { name: 'Asha', email: 5 } }, 'customer.email'],
     ['created_at missing', { ...fixtures.verified, created_at: undefined }, 'created_at'],
@@ -634,6 +667,9 @@ describe('payments.verify', () => {
     expect(rve.body).toBe(JSON.stringify(body));
     expect(Object.keys(rve.errors ?? {})).toContain(field);
     expect(rve.message).toContain(field);
+    // A GET changes nothing on the server.
+    expect(rve.serverMayHaveActed).toBe(false);
+    expect(error.attempts).toBe(1);
   });
 
   test('refuses an empty trxId before sending', async () => {
@@ -648,59 +684,67 @@ describe('payments.waitForOutcome', () => {
   const pending = { body: { ...fixtures.verified, status: 'pending' } };
   const success = { body: fixtures.verified };
   const failed = { body: { ...fixtures.verified, status: 'failed' } };
+  const verifies = () => api.seen.filter((r) => r.pathWithQuery === VERIFY_PATH);
 
   test('pending, pending, success → success after 2 sleeps of `interval`', async () => {
     api.sequence('get', '/api/v1/verify-payment/:id', [pending, pending, success]);
-    const { client, clock } = setup();
-    const outcome = await client.payments.waitForOutcome('TRX123456', { interval: 2_500 });
+    const { client } = setup();
+    const outcome = await settle(client.payments.waitForOutcome('TRX123456', { interval: 2_500 }));
     expect(outcome).toStrictEqual(fixtures.verified);
-    expect(clock.sleeps).toEqual([2_500, 2_500]);
+    expect(gaps(api.seen)).toEqual([2_500, 2_500]);
     expect(api.seen).toHaveLength(3);
-    expect(api.seen.every((r) => r.pathWithQuery === '/api/v1/verify-payment/TRX123456' && r.signatureValid)).toBe(true);
+    expect(api.seen.every((r) => r.pathWithQuery === VERIFY_PATH && r.signatureValid)).toBe(true);
     // Each poll is signed afresh with the (advanced) clock.
     expect(api.seen.map((r) => Number(r.headers['x-timestamp']))).toEqual([START / 1000, START / 1000 + 2.5, START / 1000 + 5].map(Math.floor));
   });
 
   test('default interval is 3 s', async () => {
     api.sequence('get', '/api/v1/verify-payment/:id', [pending, success]);
-    const { client, clock } = setup();
-    await client.payments.waitForOutcome('TRX123456');
-    expect(clock.sleeps).toEqual([3_000]);
+    const { client } = setup();
+    await settle(client.payments.waitForOutcome('TRX123456'));
+    expect(gaps(api.seen)).toEqual([3_000]);
   });
 
   test('failed is returned (not thrown)', async () => {
     api.sequence('get', '/api/v1/verify-payment/:id', [pending, failed]);
-    const { client, clock } = setup();
-    const outcome = await client.payments.waitForOutcome('TRX123456', { interval: 1_000 });
-    expect(outcome.status).toBe('failed');
-    expect(clock.sleeps).toEqual([1_000]);
+    // The payment record is looked up once for a reason; this one gives none.
+    api.on('get', '/api/v1/payments/:id', { body: { trx_id: 'TRX123456', status: 'failed' } });
+    const { client } = setup();
+    const outcome = await settle(client.payments.waitForOutcome('TRX123456', { interval: 1_000 }));
+    expect(outcome).toStrictEqual(failed.body);
+    expect(gaps(verifies())).toEqual([1_000]);
+    expect(api.seen.map((r) => r.pathWithQuery)).toEqual([VERIFY_PATH, VERIFY_PATH, '/api/v1/payments/TRX123456']);
   });
 
   test('an immediate outcome returns without sleeping', async () => {
     api.on('get', '/api/v1/verify-payment/:id', success);
-    const { client, clock } = setup();
-    expect((await client.payments.waitForOutcome('TRX123456')).status).toBe('success');
-    expect(clock.sleeps).toEqual([]);
+    const { client } = setup();
+    expect((await settle(client.payments.waitForOutcome('TRX123456'))).status).toBe('success');
+    expect(Date.now()).toBe(START);
     expect(api.seen).toHaveLength(1);
   });
 
+  // The deadline now cuts the last sleep and ends the wait there: no extra verify is sent at
+  // the deadline (the old loop sent a 5th one at 10 000 ms before giving up).
   test('still pending at the deadline → APITimeoutError, the last sleep cut to the deadline', async () => {
     api.on('get', '/api/v1/verify-payment/:id', pending);
-    const { client, clock } = setup();
+    const { client } = setup();
     const error = await rejection(client.payments.waitForOutcome('TRX123456', { timeout: 10_000, interval: 3_000 }));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as Error).message).toContain('TRX123456');
-    expect(clock.sleeps).toEqual([3_000, 3_000, 3_000, 1_000]);
-    expect(clock.time - START).toBe(10_000);
-    expect(api.seen).toHaveLength(5);
+    expect(Date.now() - START).toBe(10_000);
+    expect(gaps(api.seen)).toEqual([3_000, 3_000, 3_000]);
+    expect(api.seen).toHaveLength(4);
   });
 
   test('a long wait (default 120 s timeout) keeps every poll validly signed', async () => {
     api.on('get', '/api/v1/verify-payment/:id', pending);
-    const { client, clock } = setup();
+    const { client } = setup();
     expect(await rejection(client.payments.waitForOutcome('TRX123456'))).toBeInstanceOf(APITimeoutError);
-    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(120_000);
-    expect(api.seen).toHaveLength(41);
+    expect(Date.now() - START).toBe(120_000);
+    // Polls at 0, 3, …, 117 s; the sleep after the last one is cut at 120 s.
+    expect(api.seen).toHaveLength(40);
+    expect(api.seen.at(-1)!.at - START).toBe(117_000);
     expect(api.seen.every((r) => r.signatureValid)).toBe(true);
   });
 
@@ -735,19 +779,19 @@ describe('payments.waitForOutcome', () => {
   });
 
   test('aborting while waiting between polls stops the wait', async () => {
-    api.on('get', '/api/v1/verify-payment/:id', pending);
     const controller = new AbortController();
-    const clock = fakeClock(START);
-    const sleep = clock.sleep;
-    // The second sleep is where the caller gives up.
-    clock.sleep = async (ms, signal) => {
-      if (clock.sleeps.length === 1) controller.abort(new Error('user left'));
-      return sleep(ms, signal);
-    };
-    const { client } = setup({ clock });
+    api.on('get', '/api/v1/verify-payment/:id', () => {
+      // The caller gives up halfway through the second sleep (polls at 0 and 1000 ms).
+      if (api.seen.length === 2) setTimeout(() => controller.abort(new Error('user left')), 500);
+      return pending;
+    });
+    const { client } = setup();
     const error = await rejection(client.payments.waitForOutcome('TRX123456', { interval: 1_000, signal: controller.signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
-    expect(clock.sleeps).toEqual([1_000]);
+    expect((error as APIUserAbortError).cause).toEqual(new Error('user left'));
+    expect(gaps(api.seen)).toEqual([1_000]);
+    // The sleep was cut short by the abort, not waited out.
+    expect(Date.now() - START).toBe(1_500);
     expect(api.seen).toHaveLength(2);
   });
 
@@ -767,5 +811,165 @@ describe('payments.waitForOutcome', () => {
     api.sequence('get', '/api/v1/verify-payment/:id', [pending, { body: { status: 'pending' } }]);
     const { client } = setup();
     expect(await rejection(client.payments.waitForOutcome('TRX123456', { interval: 10 }))).toBeInstanceOf(ResponseValidationError);
+  });
+});
+
+// Regressions of the core rewrite: each of these failed on the previous client.
+describe('regressions', () => {
+  // 1. New enum values used to throw ResponseValidationError, after the payment was created.
+  test('payments.create answered with data.status "processing" and an unknown field resolves, both kept', async () => {
+    const data = { ...fixtures.payment, status: 'processing', settlement_window: 'T+1' };
+    api.on('post', '/api/v1/payments', { body: { ...createBody, data } });
+    const { client } = setup();
+    const payment = await client.payments.create(base);
+    expect(payment.status).toBe('processing');
+    expect(payment).toStrictEqual(data);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test.each(['refunded', 'expired'])('payments.verify answered status %j resolves with it', async (status) => {
+    const body = { ...fixtures.verified, status };
+    api.on('get', '/api/v1/verify-payment/:id', { body });
+    const { client } = setup();
+    const verified = await client.payments.verify('TRX123456');
+    expect(verified.status).toBe(status);
+    expect(verified).toStrictEqual(body);
+  });
+
+  test('waitForOutcome resolves on a status newer than the SDK (refunded)', async () => {
+    const refunded = { ...fixtures.verified, status: 'refunded' };
+    api.sequence('get', '/api/v1/verify-payment/:id', [{ body: { ...fixtures.verified, status: 'pending' } }, { body: refunded }]);
+    const { client } = setup();
+    expect(await settle(client.payments.waitForOutcome('TRX123456', { interval: 1_000 }))).toStrictEqual(refunded);
+    expect(api.seen).toHaveLength(2);
+  });
+
+  // 2. The spec shows no body for push: an empty 2xx used to be "an empty body" error, inviting
+  //    a retry that rings the customer's phone twice.
+  test.each([200, 202, 204])('push answered %i with an empty body resolves to {}, in exactly 1 attempt', async (status) => {
+    const attempts: string[] = [];
+    api.use(
+      http.post(`${BASE_URL}/api/v1/payments/:id/push`, async ({ request }) => {
+        attempts.push(await request.text());
+        return new HttpResponse(null, { status });
+      }),
+    );
+    const { client } = setup();
+    const { data, response } = await settle(client.payments.push('TRX123456', { customer_phone: '255712345678' }).withResponse());
+    expect(response.status).toBe(status);
+    expect(data).toStrictEqual({});
+    expect(attempts).toEqual(['{"customer_phone":"255712345678"}']);
+  });
+
+  test('push answered 202 with a non-JSON body still throws ResponseValidationError (serverMayHaveActed)', async () => {
+    api.on('post', '/api/v1/payments/:id/push', { status: 202, body: '<html>queued</html>' });
+    const { client } = setup();
+    const error = await rejection(client.payments.push('TRX123456'));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).body).toBe('<html>queued</html>');
+    expect((error as ResponseValidationError).serverMayHaveActed).toBe(true);
+    expect(error.attempts).toBe(1);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  // 3. The deadline bounds everything: it used to send one more verify at the deadline, and
+  //    a verify in flight ran to its own 30 s timeout (and its retries) before giving up.
+  test('waitForOutcome({ timeout: 300 }), verify always pending → APITimeoutError at 300 ms, 1 verify', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: { ...fixtures.verified, status: 'pending' } });
+    const { client } = setup();
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { timeout: 300 }));
+    const elapsed = Date.now() - START;
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as APITimeoutError).message).toContain('TRX123456');
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThanOrEqual(350);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('waitForOutcome({ timeout: 300 }) with a verify that takes 200 ms → APITimeoutError at 300 ms, not after another verify', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', async () => {
+      await delay(200);
+      return { body: { ...fixtures.verified, status: 'pending' } };
+    });
+    const { client } = setup();
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { timeout: 300, interval: 50 }));
+    const elapsed = Date.now() - START;
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThanOrEqual(350);
+    // Polls at 0 and 250 ms; the second, still in flight at 300 ms, is cut by the deadline.
+    expect(gaps(api.seen)).toEqual([250]);
+  });
+
+  test('waitForOutcome({ timeout: 1000 }) with a stalled verify → APITimeoutError at ~1000 ms, not after the 30 s per-attempt timeout', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', async () => {
+      await delay('infinite');
+      return {};
+    });
+    const { client } = setup();
+    const error = await rejection(client.payments.waitForOutcome('TRX123456', { timeout: 1_000 }));
+    const elapsed = Date.now() - START;
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect((error as APITimeoutError).message).toContain('TRX123456');
+    expect(elapsed).toBeGreaterThanOrEqual(950);
+    expect(elapsed).toBeLessThanOrEqual(1_050);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  // 4. verify's documented shape has no reason: the record's is now copied onto the result.
+  test('waitForOutcome on a failed payment carries failure_reason and failure_message from the payment record', async () => {
+    const failedBody = { ...fixtures.verified, status: 'failed' };
+    api.on('get', '/api/v1/verify-payment/:id', { body: failedBody });
+    api.on('get', '/api/v1/payments/:id', {
+      body: { trx_id: 'TRX123456', status: 'failed', failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'The customer has insufficient funds.' },
+    });
+    const { client } = setup();
+    const outcome = await settle(client.payments.waitForOutcome('TRX123456'));
+    expect(outcome).toStrictEqual({ ...failedBody, failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'The customer has insufficient funds.' });
+    expect(api.seen.map((r) => r.pathWithQuery)).toEqual([VERIFY_PATH, '/api/v1/payments/TRX123456']);
+    expect(api.seen.every((r) => r.signatureValid)).toBe(true);
+  });
+
+  // 5. The escape hatch: the raw Response, unread and unvalidated.
+  test('verify(...).asResponse() gives the raw Response, status 200, body unread', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified, headers: { 'x-request-id': 'req_7' } });
+    const { client } = setup();
+    const res = await client.payments.verify('TRX123456').asResponse();
+    expect(res).toBeInstanceOf(Response);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('req_7');
+    expect(res.bodyUsed).toBe(false);
+    expect(await res.json()).toStrictEqual(fixtures.verified);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('asResponse() on a body that would fail validation still resolves (nothing is validated)', async () => {
+    const body = { status: 'success', trx_id: 123456, amount: '25.00' };
+    api.on('get', '/api/v1/verify-payment/:id', { body });
+    const { client } = setup();
+    const res = await client.payments.verify('TRX123456').asResponse();
+    expect(res.status).toBe(200);
+    expect(res.bodyUsed).toBe(false);
+    expect(await res.text()).toBe(JSON.stringify(body));
+    // Awaited for data, the same answer is refused.
+    expect(await rejection(client.payments.verify('TRX123456'))).toBeInstanceOf(ResponseValidationError);
+  });
+
+  test.each([{ timeout: 2 ** 31 }, { interval: 2 ** 31 }])('waitForOutcome(%j) is refused: a timer cannot hold it (it would fire at once)', async (options) => {
+    const { client } = setup();
+    const error = await invalidParams(client.payments.waitForOutcome('TRX123456', options));
+    expect(Object.keys(error.errors)).toEqual(Object.keys(options));
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('a body read through asResponse() and then asked for as data: a clear error, not a connection failure', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });
+    const { client } = setup();
+    const call = client.payments.verify('TRX123456');
+    await (await call.asResponse()).json();
+    const error = await rejection(call);
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error).not.toBeInstanceOf(APIConnectionError);
+    expect(error.message).toMatch(/asResponse\(\)/);
   });
 });

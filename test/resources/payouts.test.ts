@@ -1,7 +1,9 @@
 // payouts.preview / create / retrieve against the fake API (payouts.list: pagination.test.ts).
+// Time is virtual (fake timers from START, Math.random 0.5): waits pass inside settle()/rejection().
 import { describe, expect, test } from 'vitest';
 import { InternalServerError, ResponseValidationError, UnprocessableEntityError } from '../../src/index.js';
-import { expectPlainJson, invalidParams, rejection, UUID } from '../support/assertions.js';
+import { expectPlainJson, gaps, invalidParams, rejection, settle, UUID } from '../support/assertions.js';
+import { START } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
 const { api, setup } = useFakeApi();
@@ -122,21 +124,25 @@ describe('payouts.create', () => {
     ['503 outcome ambiguous (lower case)', { status: 503, body: { outcome: 'ambiguous' } }],
   ])('%s is never retried as a new payout', async (_name, reply) => {
     api.on('post', '/api/v1/payouts', reply);
-    const { client, clock } = setup();
+    const { client } = setup();
     const error = await rejection(client.payouts.create({ amount: 100 }));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(api.seen).toHaveLength(1);
-    expect(clock.sleeps).toEqual([]);
+    expect(error.attempts).toBe(1);
+    expect(error.idempotencyKey).toBe(api.seen[0]!.headers['idempotency-key']);
+    // No backoff wait was started: virtual time never moved.
+    expect(Date.now()).toBe(START);
   });
 
   test('a plain 503 is retried with the same Idempotency-Key', async () => {
     api.sequence('post', '/api/v1/payouts', [{ status: 503, body: { error: 'Service Unavailable' } }, { body: payout }]);
-    const { client, clock } = setup();
-    expect(await client.payouts.create({ amount: 100 })).toStrictEqual(payout);
+    const { client } = setup();
+    expect(await settle(client.payouts.create({ amount: 100 }))).toStrictEqual(payout);
     expect(api.seen).toHaveLength(2);
     expect(api.seen[1]!.headers['idempotency-key']).toBe(api.seen[0]!.headers['idempotency-key']);
     expect(api.seen[1]!.rawBody).toBe(api.seen[0]!.rawBody);
-    expect(clock.sleeps).toHaveLength(1);
+    // One backoff wait: 500 ms less the jitter at Math.random() = 0.5 (437.5, waited as 437).
+    expect(gaps(api.seen)).toEqual([437]);
   });
 
   test('Payout Rejected (gate) surfaces with its label', async () => {

@@ -1,15 +1,41 @@
 // Assertion helpers shared by the test files.
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { InvalidParamsError } from '../../src/index.js';
 import type { SeenRequest } from './fake-api.js';
 
 /** A UUID (v4 or otherwise), as generated for Idempotency-Key. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The rejection of `promise` (fails the test when it resolves). */
+/**
+ * Awaits `promise` while running the fake timers (when they are on), so backoff waits and
+ * timeouts pass in virtual time. Before each jump to the next timer it yields to the real
+ * event loop a few times, so in-process I/O (msw reading a body) finishes first and a
+ * timeout only fires when nothing else could answer. Real timers: just awaits.
+ */
+export async function settle<T>(promise: PromiseLike<T>): Promise<T> {
+  if (vi.isFakeTimers()) {
+    let done = false;
+    Promise.resolve(promise).then(
+      () => (done = true),
+      () => (done = true),
+    );
+    while (!done) {
+      for (let i = 0; i < 20 && !done; i++) await new Promise((resolve) => setImmediate(resolve));
+      if (!done) await vi.advanceTimersToNextTimerAsync();
+    }
+  }
+  return await promise;
+}
+
+/** Milliseconds between the requests the fake API saw (virtual time). */
+export function gaps(seen: readonly { at: number }[]): number[] {
+  return seen.slice(1).map((req, i) => req.at - seen[i]!.at);
+}
+
+/** The rejection of `promise` (fails the test when it resolves); runs fake timers meanwhile. */
 export async function rejection(promise: PromiseLike<unknown>): Promise<any> {
   try {
-    await promise;
+    await settle(promise);
   } catch (error) {
     return error;
   }

@@ -6,7 +6,7 @@ import { http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 
 export const BASE_URL = 'https://api.payments.test';
-/** Where every fake clock starts, and the fake server's time until a client says otherwise. */
+/** Where the fake timers start in every test of the fake API. */
 export const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 export const CREDENTIALS = {
   merchantKey: 'test_merchant_001',
@@ -23,6 +23,8 @@ export interface SeenRequest {
   json: unknown;
   /** Did the signature verify with the fake server's own HMAC? */
   signatureValid: boolean;
+  /** Date.now() when the request arrived (virtual time under fake timers). */
+  at: number;
 }
 
 export function expectedSignature(secret: string, ts: string, method: string, pathWithQuery: string, body: string): string {
@@ -53,7 +55,7 @@ export function createFakeApi(options: { secret?: string; now?: () => number } =
       } catch {
         json = undefined;
       }
-      const req: SeenRequest = { method: request.method, pathWithQuery, headers, rawBody, json, signatureValid };
+      const req: SeenRequest = { method: request.method, pathWithQuery, headers, rawBody, json, signatureValid, at: now() };
       seen.push(req);
       const fresh = /^\d+$/.test(ts) && Math.abs(Number(ts) - Math.floor(now() / 1000)) <= 300;
       if (
@@ -88,22 +90,6 @@ export function createFakeApi(options: { secret?: string; now?: () => number } =
     /** Raw msw access for connection errors and odd responses. */
     use: (...handlers: Parameters<typeof server.use>) => server.use(...handlers),
   };
-}
-
-/** A clock that never really waits: sleeps advance `now` and are recorded. */
-export function fakeClock(start = START) {
-  const clock = {
-    time: start,
-    sleeps: [] as number[],
-    now: () => clock.time,
-    random: () => 0.5,
-    sleep: async (ms: number, signal?: AbortSignal) => {
-      if (signal?.aborted) throw signal.reason;
-      clock.sleeps.push(ms);
-      clock.time += ms;
-    },
-  };
-  return clock;
 }
 
 // Fixtures: documented shapes from the spec.

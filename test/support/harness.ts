@@ -1,57 +1,38 @@
-// The per-file test harness: one fake API with its vitest lifecycle, and test clients whose
-// fake clock the fake server follows (so retries and long polls stay inside the 300 s window).
+// The per-file test harness: one fake API with its vitest lifecycle, on fake timers.
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { PaymentsClient, type ClientOptions } from '../../src/index.js';
 import { testClient } from './client.js';
-import { BASE_URL, START, createFakeApi, expectedSignature, fakeClock } from './fake-api.js';
+import { BASE_URL, START, createFakeApi, expectedSignature } from './fake-api.js';
 
 export type FakeApi = ReturnType<typeof createFakeApi>;
 
 /**
  * Starts the fake API for this test file (listen before all, reset handlers and `seen`
- * after each, close after all). The server's clock is START until a client made by
- * `setup()` takes over (or `followClock` points it elsewhere); after each test it goes
- * back to START.
+ * after each, close after all), and runs each test on fake timers from START: the client's
+ * `Date.now` (signing), ky's backoff and timeouts and the fake server's clock are one
+ * virtual clock. `Math.random` is 0.5, so the jitter is fixed. Let waits pass with
+ * `settle(promise)` / `rejection(promise)` (they run the timers) or `vi.advanceTimersByTimeAsync`.
  */
 export function useFakeApi() {
-  let serverNow: () => number = () => START;
-  const api = createFakeApi({ now: () => serverNow() });
-  // One fake clock for files whose clients all share it: back to START, no sleeps and its
-  // own now/random/sleep before each test (a test may swap those out).
-  const clock = fakeClock();
-  const pristine = { ...clock };
+  const api = createFakeApi();
   beforeAll(() => api.server.listen({ onUnhandledFrame: 'error' }));
   beforeEach(() => {
-    Object.assign(clock, pristine, { sleeps: [] });
+    vi.useFakeTimers({ now: START, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
   });
   afterEach(() => {
+    vi.useRealTimers();
     api.server.resetHandlers();
     api.seen.length = 0;
-    serverNow = () => START;
   });
   afterAll(() => api.server.close());
 
-  /** From now on (in this test) the fake server reads its time from `now`. */
-  const followClock = (now: () => number) => {
-    serverNow = now;
-  };
-
   return {
     api,
-    /** A fake clock reset before each test; pass it as `setup({ clock })` to share it. */
-    clock,
-    followClock,
-    /**
-     * A sandbox client on the fake API (see testClient). The fake server's clock follows
-     * this client's clock — `options.clock` when given, else the fresh fake clock — until
-     * the next `setup()` or the end of the test.
-     */
+    /** A sandbox client on the fake API (see testClient). */
     setup(options: ClientOptions = {}) {
-      const made = testClient(options);
-      const clock = options.clock ?? made.clock;
-      followClock(() => (clock.now ? clock.now() : Date.now()));
-      return made;
+      return testClient(options);
     },
   };
 }
@@ -62,7 +43,7 @@ export const LIVE = { merchantKey: 'live_merchant_001', apiKey: 'live_key_001', 
 
 /** A production client with the LIVE credentials, aimed at the fake API's base URL. */
 export function productionClient() {
-  return new PaymentsClient({ environment: 'production', ...LIVE, baseUrl: BASE_URL, clock: fakeClock(START) });
+  return new PaymentsClient({ environment: 'production', ...LIVE, baseUrl: BASE_URL });
 }
 
 export interface LiveSeen {

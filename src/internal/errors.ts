@@ -1,0 +1,109 @@
+// The one place where whatever a call ran into (ky's errors, a fetch rejection, an HTTP
+// status) becomes an SDK error, stamped with what reconciliation needs.
+import { isHTTPError, isKyError, isTimeoutError } from 'ky';
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  PaymentsError,
+} from '../core/error.js';
+import { parseBody } from './parse.js';
+
+/** What the error mapping needs to know of one call. */
+export interface CallInfo {
+  /** `resource.method`, for messages. */
+  operation: string;
+  /** Origin of `baseUrl`, the only one a request may reach (named in errors). */
+  origin: string;
+  /** Path and query of the request, as sent and signed. */
+  pathWithQuery: string;
+  /** Per-attempt timeout, ms. */
+  timeout: number;
+  /** The caller's signal: an abort is the caller's doing, not a network failure. */
+  signal: AbortSignal | undefined;
+  /** The Idempotency-Key sent on every attempt (create calls). */
+  idempotencyKey: string | undefined;
+  /** HTTP attempts made so far. */
+  attempts: number;
+}
+
+const CLOCK_SKEW_LIMIT_S = 300;
+
+/**
+ * Maps anything a call threw to an SDK error and stamps it with the call's
+ * `idempotencyKey` and `attempts`. `reading`: the failure came while reading a 2xx body.
+ */
+export function callError(cause: unknown, call: CallInfo, reading = false): PaymentsError {
+  const error = cause instanceof PaymentsError ? cause : toPaymentsError(cause, call, reading);
+  const info: { attempts: number; idempotencyKey?: string } = { attempts: call.attempts };
+  if (call.idempotencyKey !== undefined) info.idempotencyKey = call.idempotencyKey;
+  return Object.assign(error, info);
+}
+
+function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): PaymentsError {
+  const { operation, signal } = call;
+  if (signal?.aborted) return new APIUserAbortError(`${operation} was aborted.`, { cause: signal.reason });
+  if (isHTTPError(cause)) return httpError(cause.response, cause.data, call);
+  // ky's errors hold the Request, whose headers carry X-API-Key and X-Signature: error
+  // trackers print causes, so keep only the underlying failure.
+  const reason: unknown = isKyError(cause) ? cause.cause : cause;
+  const where = reading ? ' while reading the response body' : '';
+  if (isTimeoutError(cause)) return new APITimeoutError(`${operation} timed out after ${call.timeout} ms${where}.`, { cause: reason });
+  const what = reading ? 'the connection broke while reading the response body' : `could not reach ${call.origin}`;
+  return new APIConnectionError(`${operation}: ${what} (${describeCause(reason)}).`, { cause: reason });
+}
+
+/** An HTTP status the call cannot use: a refused redirect, or an API error (≥ 400). */
+function httpError(response: Response, data: unknown, call: CallInfo): APIError {
+  const { status, headers } = response;
+  const body = typeof data === 'string' ? bodyValue(data) : data ?? '';
+  if (status < 400) return new APIError({ status, body, headers, message: redirectMessage(response, call) });
+  const skew = status === 401 ? clockSkewSeconds(headers) : 0;
+  if (Math.abs(skew) <= CLOCK_SKEW_LIMIT_S) return APIError.generate({ status, body, headers });
+  // A 401 from a clock that is off looks like bad credentials: say which it is.
+  const base = APIError.generate({ status, body, headers }).message;
+  const message =
+    `${base}. Your clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's; ` +
+    `signed requests are refused outside ${CLOCK_SKEW_LIMIT_S} s. Synchronise the system clock (NTP).`;
+  return APIError.generate({ status, body, headers, message });
+}
+
+function redirectMessage(response: Response, call: CallInfo): string {
+  const location = response.headers.get('location');
+  let target = 'a location the browser hides';
+  if (location !== null) {
+    try {
+      target = new URL(location, call.origin + call.pathWithQuery).origin;
+    } catch {
+      target = 'an unparseable Location';
+    }
+  }
+  const status = response.status || 'a';
+  return (
+    `${call.operation}: the server answered ${status} redirect to ${target}. The SDK never follows redirects, ` +
+    `so your credentials and the request body stay with ${call.origin}: check baseUrl.`
+  );
+}
+
+function bodyValue(text: string): unknown {
+  const parsed = parseBody(text);
+  return parsed.json ? parsed.value : text;
+}
+
+function clockSkewSeconds(headers: Headers): number {
+  const serverDate = Date.parse(headers.get('date') ?? '');
+  return Number.isNaN(serverDate) ? 0 : Math.round((Date.now() - serverDate) / 1000);
+}
+
+function describeCause(cause: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = cause;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const { message, code } = current as { message?: unknown; code?: unknown };
+    if (typeof code === 'string') parts.push(code);
+    else if (typeof message === 'string' && message) parts.push(message);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(': ') || 'network error';
+}
