@@ -162,7 +162,6 @@ export class PaymentsClient {
       const limit = options.maxRetries ?? o.maxRetries;
       // Only the options this call needs: ky merges every key it is given, on every call.
       const request: Options = {
-        method: spec.method,
         headers,
         timeout: call.timeout,
         retry: retryOptions(mode, limit, spec.finalOutcome),
@@ -170,7 +169,7 @@ export class PaymentsClient {
         // A redirect would carry the credentials and the body to another origin: refuse it.
         redirect: 'manual',
       };
-      if (body !== undefined) request.body = body;
+      if (spec.method !== 'GET') (request.method = spec.method), (request.body = body);
       if (options.signal) request.signal = options.signal;
       if (limit > 0) request.hooks = { beforeRetry: [(state) => this.#resign(state, spec, call, signer, params)] };
       sent = ky(call.origin + call.pathWithQuery, request);
@@ -288,10 +287,17 @@ class AttemptSigner {
  * leave nothing the URL parser would re-encode, so this string is exactly what is sent.
  */
 function pathWithQuery(base: URL, spec: RequestSpec<z.ZodType>, path: Record<string, string>, params: unknown): string {
-  const route = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(path[name]!));
+  let route = ROUTES.get(spec.path);
+  if (!route) ROUTES.set(spec.path, (route = spec.path.split(/\{(\w+)\}/)));
+  // Odd parts are param names, even parts literal text (split with a capture group).
+  let out = base.pathname === '/' ? '' : base.pathname;
+  for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
   const query = spec.method === 'GET' && params ? toQuery(params as Record<string, unknown>) : '';
-  return base.pathname.replace(/\/$/, '') + route + (query ? `?${query}` : '');
+  return query ? `${out}?${query}` : out;
 }
+
+// Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
+const ROUTES = new Map<string, string[]>();
 
 function toQuery(params: Record<string, unknown>): string {
   const query = new URLSearchParams();

@@ -56,7 +56,7 @@ export const verifyWebhookCommand: Command = {
     if (secrets.length === 0) throw new UsageError('missing --secret');
     const headersPath = required(values.headers, 'headers');
     const bodyPath = required(values.body, 'body');
-    const toleranceSeconds = values.tolerance === undefined ? undefined : integer(values.tolerance, 'tolerance', 0, 10 ** 9);
+    const toleranceSeconds = values.tolerance === undefined ? undefined : integer(values.tolerance, 'tolerance', 1, 3600);
     const nowSeconds = values.now === undefined ? undefined : integer(values.now, 'now', 0, 10 ** 12);
     const env = environment(values.environment);
 

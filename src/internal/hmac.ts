@@ -63,8 +63,7 @@ function toHex(buffer: ArrayBuffer): string {
 export function hmacSha256HexSync(secret: string, message: string): string | undefined {
   const node = loadNodeCrypto();
   if (!node) return undefined;
-  const digest = nodeHmacSha256(node, secret, message, '');
-  return (digest as Uint8Array & { toString(encoding: 'hex'): string }).toString('hex');
+  return (nodeHmacSha256(node, secret, message, '') as Uint8Array & { toString(encoding: 'hex'): string }).toString('hex');
 }
 
 /** Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8). */

@@ -19,7 +19,7 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'Con
 // Codes of a connection that failed on the way (the server may or may not have seen it).
 const CONNECTION_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+|Connection[A-Za-z]*)$/;
 
-// Statuses whose Retry-After is honoured (as ky's default, less 413, which is never retried).
+// Statuses whose Retry-After ky honours (its default afterStatusCodes; 413 is never retried here).
 const AFTER_STATUS = [429, 503];
 
 export const INITIAL_DELAY_MS = 500;
@@ -44,21 +44,21 @@ export function retryOptions(mode: RetryMode, limit: number, final?: (body: unkn
   return options;
 }
 
+// Only keys that differ from ky's defaults: ky normalises this object several times a call.
 function build(mode: RetryMode, limit: number, final?: (body: unknown) => boolean): RetryOptions {
-  return {
+  const options: RetryOptions = {
     limit,
     methods: ['get', 'post'],
     statusCodes: RETRYABLE_STATUS,
-    afterStatusCodes: AFTER_STATUS,
     maxRetryAfter: MAX_RETRY_AFTER_MS,
-    backoffLimit: MAX_DELAY_MS,
     // Capped before the jitter, so waits at the cap still spread out.
     delay: (attempt) => Math.min(INITIAL_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS),
     // Up to a quarter off, so a burst of clients does not retry in lockstep.
     jitter: (delay) => delay * (1 - 0.25 * Math.random()),
-    retryOnTimeout: mode !== 'push',
     shouldRetry: (state) => shouldRetry(mode, state, final),
   };
+  if (mode !== 'push') options.retryOnTimeout = true;
+  return options;
 }
 
 /**

@@ -2,7 +2,7 @@ import { ConfigurationError } from '../core/base-error.js';
 import { encoder, importHmacKey, loadNodeCrypto, nodeHmacSha256, type NodeCrypto } from '../internal/hmac.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookEvent } from './events.js';
-import { readBrandHeaders, type WebhookHeaders } from './headers.js';
+import { readBrandHeaders, type BrandHeaders, type WebhookHeaders } from './headers.js';
 
 /** The raw body exactly as received: never a parsed object. */
 export type WebhookPayload = string | Uint8Array | ArrayBuffer;
@@ -15,7 +15,7 @@ export interface VerifyWebhookOptions {
   headers: WebhookHeaders;
   /** The webhook signing secret; an array during rotation (any one may match). */
   secret: string | readonly string[];
-  /** Allowed distance between the timestamp header and now, both ways. Default 300. */
+  /** Allowed distance between the timestamp header and now, both ways, in seconds: more than 0, at most 3600. Default 300. */
   toleranceSeconds?: number;
   /** Current time in ms (as `Date.now()`); inject in tests. */
   now?: () => number;
@@ -28,15 +28,39 @@ export interface VerifyWebhookOptions {
 /** `verifyWebhook(request, secret, options)` options (everything but payload, headers, secret). */
 export type VerifyWebhookRequestOptions = Omit<VerifyWebhookOptions, 'payload' | 'headers' | 'secret'>;
 
-/** What a successful signature check found. */
+/**
+ * What a successful signature check vouches for. The HMAC covers `<timestamp>.<raw body>`
+ * and nothing else, so the result keeps the signed parts (`signed`) apart from the event
+ * header, which is not signed (`unsignedEventHeader`). Trust `signed.body`, and the `type`
+ * inside it; anyone on the way can change the event header without breaking the signature.
+ *
+ * @example
+ * ```ts
+ * const { signed } = await verifyWebhookSignature({ payload: rawBody, headers: req.headers, secret });
+ * await queue.send(signed.body); // the worker parses it and routes on the event's own `type`
+ * ```
+ */
 export interface VerifiedWebhookSignature {
-  /** The timestamp header, in unix seconds. */
+  /** `signed.timestamp` as unix seconds: signed, and within `toleranceSeconds` of now. */
   timestamp: number;
-  /** The event header (X-<Brand>-Event). */
-  eventType: string;
+  /** Exactly what the HMAC covered: the message was `${signed.timestamp}.${signed.body}`. */
+  signed: {
+    /** The X-<Brand>-Timestamp header's digits, as signed. */
+    timestamp: string;
+    /** The raw body as signed: the `payload` given (an ArrayBuffer as a Uint8Array over it), or a Request's body bytes. */
+    body: string | Uint8Array;
+  };
+  /**
+   * The X-<Brand>-Event header as received. Not signed: a routing hint at most, never a
+   * reason to trust anything. `verifyWebhook` checks it against the signed body's `type`.
+   */
+  unsignedEventHeader: string;
 }
 
 const DEFAULT_TOLERANCE_S = 300;
+// An hour is twelve times the spec's window already. Wider (Infinity above all) turns the
+// replay check off, and a clock that far off needs fixing, not tolerating.
+const MAX_TOLERANCE_S = 3600;
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const RAW_BODY_HELP =
   'Pass the raw body (a string or bytes), not parsed JSON: re-serialising changes the bytes. ' +
@@ -47,12 +71,13 @@ const RAW_BODY_HELP =
  * handlers that queue the raw body and answer 2xx at once. Cheap checks run first
  * (headers present, timestamp all digits and inside the window), then the HMAC
  * (`HMAC-SHA256(secret, "<timestamp>.<raw_body>")`, constant-time comparison).
+ * Resolves to the signed parts, and the unsigned event header named as such.
  *
  * @throws {WebhookVerificationError} with `.reason` when the delivery must not be trusted.
  * @throws {ConfigurationError} when the configuration is unusable: a secret that is empty or has surrounding
- * whitespace, a negative `toleranceSeconds`, a `now` that does not return a finite number, an
- * `environment` other than sandbox/production, or a `brand` that is not a header-name part.
- * Checked before anything else, whatever the delivery.
+ * whitespace, a `toleranceSeconds` that is not a number more than 0 and at most 3600, a `now` that does not
+ * return a finite number, an `environment` other than sandbox/production, or a `brand` that is not a
+ * header-name part. Checked before anything else, whatever the delivery.
  */
 export function verifyWebhookSignature(options: VerifyWebhookOptions): Promise<VerifiedWebhookSignature>;
 /** Same checks, on a Fetch `Request` (its body bytes are read from a clone: the request itself is not consumed). */
@@ -66,7 +91,7 @@ export function verifyWebhookSignature(
   secret?: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<VerifiedWebhookSignature> {
-  return settle(input, secret, options, (c) => c.signature);
+  return settle(input, secret, options, (verified) => verified);
 }
 
 /**
@@ -98,7 +123,7 @@ export function verifyWebhook(
   return settle(input, secret, options, toEvent);
 }
 
-type Checked = { signature: VerifiedWebhookSignature; body: string | Uint8Array };
+type Verified = VerifiedWebhookSignature;
 
 // On node:crypto everything is synchronous, so the common case settles without extra
 // promise hops: only a Request body or the WebCrypto fallback is awaited.
@@ -106,74 +131,93 @@ function settle<T>(
   input: VerifyWebhookOptions | Request,
   secret: string | readonly string[] | undefined,
   options: VerifyWebhookRequestOptions | undefined,
-  map: (checked: Checked) => T,
+  map: (verified: Verified) => T,
 ): Promise<T> {
   try {
-    const checked = isRequest(input) ? fromRequest(input, secret, options).then(check) : check(input);
-    return checked instanceof Promise ? checked.then(map) : Promise.resolve(map(checked));
+    const verified = isRequest(input) ? fromRequest(input, secret, options).then(check) : check(input);
+    return verified instanceof Promise ? verified.then(map) : Promise.resolve(map(verified));
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
-function toEvent({ signature, body }: Checked): WebhookEvent {
+function toEvent({ signed, unsignedEventHeader }: Verified): WebhookEvent {
   let event: unknown;
   try {
-    event = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
+    event = JSON.parse(typeof signed.body === 'string' ? signed.body : new TextDecoder().decode(signed.body));
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'Body is not valid JSON.');
   }
   const problem = envelopeProblem(event);
   if (problem) throw new WebhookVerificationError('invalid_payload', `Body is not an event: ${problem}.`);
   const type = (event as { type: string }).type;
-  if (type !== signature.eventType) {
+  if (type !== unsignedEventHeader) {
     throw new WebhookVerificationError(
       'event_mismatch',
-      `Event header ${JSON.stringify(signature.eventType)} but payload type ${JSON.stringify(type)}.`,
+      `Event header ${JSON.stringify(unsignedEventHeader)} but payload type ${JSON.stringify(type)}.`,
     );
   }
   return event as WebhookEvent;
 }
 
-function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
+// The documented order: configuration, payload, headers, timestamp, environment (all
+// cheap, so junk costs no HMAC), then the HMAC.
+function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
   if (typeof options !== 'object' || options === null) {
     throw new WebhookVerificationError('invalid_payload', 'Pass { payload, headers, secret }.');
   }
   // Configuration first: a bad secret or option fails every call alike, whatever arrives.
   const secrets = checkSecrets(options.secret);
-  const { payload, headers, toleranceSeconds: tolerance = DEFAULT_TOLERANCE_S, now: clock, environment: expected, brand } = options;
+  const { toleranceSeconds: tolerance = DEFAULT_TOLERANCE_S, environment, brand } = options;
+  const nowMs = checkOptions(tolerance, options.now, environment, brand);
+  const body = rawBody(options.payload);
+  const found = readSignedHeaders(options.headers, brand);
+  const timestamp = checkTimestamp(found.timestamp, nowMs, tolerance);
+  if (environment !== undefined) checkEnvironment(found.environment, environment);
+  return checkHmac(secrets, found.signature, { timestamp, signed: { timestamp: found.timestamp, body }, unsignedEventHeader: found.event });
+}
+
+// Returns the current time in ms once every option but the secret is usable.
+function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, brand: unknown): number {
   const nowMs: unknown = typeof clock === 'function' ? clock() : clock === undefined ? Date.now() : NaN;
+  // typeof first: a string like '300' passes the comparisons; NaN fails them all.
   const fault =
-    typeof tolerance !== 'number' || !(tolerance >= 0)
-      ? 'toleranceSeconds must be ≥ 0'
+    !(typeof tolerance === 'number' && tolerance > 0 && tolerance <= MAX_TOLERANCE_S)
+      ? `toleranceSeconds must be > 0 and <= ${MAX_TOLERANCE_S}`
       : !Number.isFinite(nowMs)
         ? 'now() must return ms'
-        : expected !== undefined && expected !== 'sandbox' && expected !== 'production'
+        : environment !== undefined && environment !== 'sandbox' && environment !== 'production'
           ? 'environment must be sandbox or production'
           : brand !== undefined && !(typeof brand === 'string' && /^[\w-]+$/.test(brand))
             ? 'brand must be letters, digits, _ or -'
             : undefined;
   if (fault) throw new ConfigurationError(`Webhook option ${fault}.`);
+  return nowMs as number;
+}
 
-  // Raw bytes from any realm (a Buffer, another window's or VM's Uint8Array), or a string.
-  // Parsed bodies are the most common integration bug: refuse them before anything else.
-  // (The tag works across realms, where instanceof does not.)
+// Raw bytes from any realm (a Buffer, another window's or VM's Uint8Array), or a string.
+// Parsed bodies are the most common integration bug: refuse them before anything else.
+// (The tag works across realms, where instanceof does not.)
+function rawBody(payload: unknown): string | Uint8Array {
   const tag = typeof payload === 'string' ? '' : Object.prototype.toString.call(payload);
   const body =
-    typeof payload === 'string'
-      ? payload
-      : tag === '[object Uint8Array]'
-        ? (payload as Uint8Array)
-        : tag === '[object ArrayBuffer]'
-          ? new Uint8Array(payload as ArrayBuffer)
-          : undefined;
+    typeof payload === 'string' || tag === '[object Uint8Array]'
+      ? (payload as string | Uint8Array)
+      : tag === '[object ArrayBuffer]'
+        ? new Uint8Array(payload as ArrayBuffer)
+        : undefined;
   if (body === undefined) {
     throw new WebhookVerificationError(
       'invalid_payload',
       `Payload is ${payload && typeof payload === 'object' ? 'a parsed object' : String(payload)}. ${RAW_BODY_HELP}`,
     );
   }
+  return body;
+}
 
+type SignedHeaders = BrandHeaders & { signature: NonNullable<BrandHeaders['signature']>; timestamp: string; event: string };
+
+function readSignedHeaders(headers: WebhookHeaders, brand: string | undefined): SignedHeaders {
   if (typeof headers !== 'object' || headers === null) {
     throw new WebhookVerificationError('missing_header', 'Pass the request headers.');
   }
@@ -181,51 +225,52 @@ function check(options: VerifyWebhookOptions): Checked | Promise<Checked> {
   if (found.ambiguous) {
     throw new WebhookVerificationError(
       'missing_header',
-      `Signatures of several brands (x-${found.ambiguous.join('-signature, x-')}-signature): pass brand.`,
+      `Signature headers of more than one brand (${found.ambiguous.join(', ')}): pass brand.`,
     );
   }
-  const signatureHeader = found.signature ?? undefined;
-  const timestampHeader = single(found.timestamp);
-  const eventHeader = single(found.event);
-  if (signatureHeader === undefined || timestampHeader === undefined || eventHeader === undefined) {
-    const missing = signatureHeader === undefined ? 'Signature' : timestampHeader === undefined ? 'Timestamp' : 'Event';
-    throw new WebhookVerificationError('missing_header', `Missing the X-<Brand>-${missing} header.`);
-  }
+  const missing = found.signature == null ? 'Signature' : found.timestamp === undefined ? 'Timestamp' : found.event === undefined ? 'Event' : '';
+  if (missing) throw new WebhookVerificationError('missing_header', `Missing the X-<Brand>-${missing} header.`);
+  return found as SignedHeaders;
+}
 
-  if (!/^\d{1,15}$/.test(timestampHeader)) {
+// Returns the timestamp in unix seconds once it is digits only and inside the window.
+function checkTimestamp(header: string, nowMs: number, tolerance: number): number {
+  if (!/^\d{1,15}$/.test(header)) {
     throw new WebhookVerificationError('invalid_timestamp', 'Timestamp must be unix seconds, digits only.');
   }
-  const timestamp = Number(timestampHeader);
-  const now = Math.floor((nowMs as number) / 1000);
+  const timestamp = Number(header);
+  const now = Math.floor(nowMs / 1000);
   if (now - timestamp > tolerance) {
     throw new WebhookVerificationError('timestamp_too_old', `Timestamp ${now - timestamp} s old (tolerance ${tolerance} s): a replay?`);
   }
   if (timestamp - now > tolerance) {
     throw new WebhookVerificationError('timestamp_in_future', `Timestamp ${timestamp - now} s ahead (tolerance ${tolerance} s).`);
   }
+  return timestamp;
+}
 
-  if (expected !== undefined) {
-    const environment = single(found.environment);
-    if (environment !== expected) {
-      throw new WebhookVerificationError(
-        'environment_mismatch',
-        `X-Environment is ${JSON.stringify(environment ?? null)}, expected ${JSON.stringify(expected)}.`,
-      );
-    }
+function checkEnvironment(environment: string | undefined, expected: string): void {
+  if (environment !== expected) {
+    throw new WebhookVerificationError(
+      'environment_mismatch',
+      `X-Environment is ${JSON.stringify(environment ?? null)}, expected ${JSON.stringify(expected)}.`,
+    );
   }
+}
 
+function checkHmac(secrets: readonly string[], header: unknown, verified: Verified): Verified | Promise<Verified> {
   // No well-formed (64 hex) signature: refused before any HMAC work.
-  const candidates = signatureCandidates(signatureHeader);
-  if (candidates.length === 0) throw mismatch();
-  const checked: Checked = { signature: { timestamp, eventType: eventHeader }, body };
+  const candidates = signatureCandidates(header);
+  if (!candidates.length) throw mismatch();
+  const { timestamp, body } = verified.signed;
   const node = loadNodeCrypto();
   if (node) {
-    if (!nodeMatches(node, secrets, timestampHeader, body, candidates)) throw mismatch();
-    return checked;
+    if (!nodeMatches(node, secrets, timestamp, body, candidates)) throw mismatch();
+    return verified;
   }
-  return webMatches(secrets, timestampHeader, body, candidates).then((ok) => {
+  return webMatches(secrets, timestamp, body, candidates).then((ok) => {
     if (!ok) throw mismatch();
-    return checked;
+    return verified;
   });
 }
 
@@ -290,16 +335,6 @@ function checkSecrets(secret: string | readonly string[]): readonly string[] {
     );
   }
   return secrets;
-}
-
-function single(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  // A repeated header: equal copies are one value; differing copies read as Fetch's
-  // Headers.get() gives them ("a, b"), which no check accepts.
-  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) {
-    return value.every((v) => v === value[0]) ? value[0] : value.join(', ');
-  }
-  return undefined;
 }
 
 const ENVELOPE_STRINGS = ['id', 'type', 'api_version', 'created_at'];

@@ -124,6 +124,9 @@ describe('verify-webhook', () => {
     [['--secret', 's', '--headers', 'nope.txt', '--body', 'body.json'], /cannot read --headers file 'nope.txt' \(ENOENT\)$/],
     [['--secret', 's', '--headers', 'headers.txt', '--body', 'nope.json'], /cannot read --body file 'nope.json' \(ENOENT\)$/],
     [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance=-5'], /--tolerance must be a whole number/],
+    // The verifier accepts 1 to 3600 s: the CLI says so itself instead of failing later.
+    [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance', '0'], /--tolerance must be a whole number from 1 to 3600/],
+    [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance', '3601'], /--tolerance must be a whole number from 1 to 3600/],
     [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--now', 'yesterday'], /--now must be a whole number/],
   ])('bad arguments %j: exit 2 with usage', async (args, reason) => {
     expectUsageError(await runCli(['verify-webhook', ...args], { cwd: dir, env: {} }), reason);

@@ -97,10 +97,15 @@ describe('payment events, verified by the receiver', () => {
     await processed('payment.completed');
     const delivery = receiver.ofType('payment.completed')[0]!;
     const secret = sandbox.mock.credentials.webhookSecret;
-    const expected = { timestamp: Number(delivery.headers['x-service-timestamp']), eventType: 'payment.completed' };
-    await expect(verifyWebhookSignature({ payload: delivery.body, headers: delivery.headers, secret })).resolves.toEqual(expected);
+    const timestamp = String(delivery.headers['x-service-timestamp']);
+    const expected = { timestamp: Number(timestamp), signed: { timestamp }, unsignedEventHeader: 'payment.completed' };
+    const fromOptions = await verifyWebhookSignature({ payload: delivery.body, headers: delivery.headers, secret });
+    expect(fromOptions).toMatchObject(expected);
+    expect(fromOptions.signed.body).toBe(delivery.body);
     const request = new Request(receiver.url, { method: 'POST', headers: webhookHeaders(delivery), body: delivery.body });
-    await expect(verifyWebhookSignature(request, secret)).resolves.toEqual(expected);
+    const fromRequest = await verifyWebhookSignature(request, secret);
+    expect(fromRequest).toMatchObject(expected);
+    expect(Buffer.from(fromRequest.signed.body as Uint8Array).equals(delivery.body)).toBe(true);
   });
 
   it('a delivery replayed to the receiver 10 minutes later is refused with timestamp_too_old', async () => {

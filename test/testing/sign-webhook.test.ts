@@ -102,7 +102,11 @@ describe('signWebhook', () => {
     test('a mismatched type option makes an event_mismatch delivery (for negative tests)', async () => {
       const { body, headers } = await signWebhook({ payload: paymentEvent(), secret: SECRET, timestamp: T, type: 'payment.failed' });
       await expectReason(verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000 }), 'event_mismatch');
-      await expect(verifyWebhookSignature({ payload: body, headers, secret: SECRET, now: () => T * 1000 })).resolves.toEqual({ timestamp: T, eventType: 'payment.failed' });
+      await expect(verifyWebhookSignature({ payload: body, headers, secret: SECRET, now: () => T * 1000 })).resolves.toEqual({
+        timestamp: T,
+        signed: { timestamp: String(T), body },
+        unsignedEventHeader: 'payment.failed',
+      });
     });
 
     test('a wrong secret or an old timestamp is refused', async () => {

@@ -50,7 +50,8 @@ describe('openssl vectors', () => {
       }
       await expect(verifyWebhookSignature({ payload: v.body, headers: new Headers(headersOf(v)), secret: v.secret, now: clock(v) })).resolves.toEqual({
         timestamp: v.timestamp,
-        eventType: v.type,
+        signed: { timestamp: String(v.timestamp), body: v.body },
+        unsignedEventHeader: v.type,
       });
     });
 
@@ -78,7 +79,8 @@ describe('openssl vectors', () => {
     const v = vectors.find((x) => x.name === 'not-json')!;
     await expect(verifyWebhookSignature({ payload: v.body, headers: headersOf(v), secret: v.secret, now: clock(v) })).resolves.toEqual({
       timestamp: v.timestamp,
-      eventType: 'payment.completed',
+      signed: { timestamp: String(v.timestamp), body: v.body },
+      unsignedEventHeader: 'payment.completed',
     });
     await expectReason(verifyWebhook({ payload: v.body, headers: headersOf(v), secret: v.secret, now: clock(v) }), 'invalid_payload');
     const signed = await signWebhook({ payload: v.body, secret: v.secret, timestamp: v.timestamp });

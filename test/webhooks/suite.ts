@@ -136,6 +136,14 @@ export async function configurationError(promise: Promise<unknown>, message?: Re
   return error as ConfigurationError;
 }
 
+/**
+ * What verifyWebhookSignature resolves to for a delivery: the signed parts (timestamp digits
+ * and body, exactly as signed) apart from the unsigned event header.
+ */
+export function signatureResult(body: string | Uint8Array, unsignedEventHeader = 'payment.completed', timestamp: number | string = T) {
+  return { timestamp: Number(timestamp), signed: { timestamp: String(timestamp), body }, unsignedEventHeader };
+}
+
 /** verifyWebhook with the standard delivery's defaults (clock at T, SECRET). */
 export function verify(options: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'payload' | 'headers'>) {
   return verifyWebhook({ secret: SECRET, now: NOW, ...options });
@@ -165,10 +173,10 @@ export interface SuiteRuntime {
 export function webhookSuite(runtime: SuiteRuntime): void {
   describe(`webhook verification core (${runtime.name}, HMAC on ${runtime.hmac})`, () => {
     describe('a valid delivery', () => {
-      test('verifyWebhook returns the parsed event; verifyWebhookSignature the timestamp and event type', async () => {
+      test('verifyWebhook returns the parsed event; verifyWebhookSignature the signed parts and the unsigned event header', async () => {
         const d = await delivery();
         await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(paymentEvent());
-        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
+        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body));
       });
 
       test('payload as string, Uint8Array, ArrayBuffer and a Uint8Array view into a larger buffer: same event', async () => {
@@ -382,11 +390,16 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         [10, -11, 'timestamp_too_old'],
         [10, 10, null],
         [10, 11, 'timestamp_in_future'],
-        [0, 0, null],
-        [0, -1, 'timestamp_too_old'],
-        [0, 1, 'timestamp_in_future'],
+        [1, 0, null],
+        [1, -1, null],
+        [1, -2, 'timestamp_too_old'],
+        [1, 2, 'timestamp_in_future'],
+        [0.5, 0, null],
+        [0.5, -1, 'timestamp_too_old'],
         [3600, -3600, null],
         [3600, -3601, 'timestamp_too_old'],
+        [3600, 3600, null],
+        [3600, 3601, 'timestamp_in_future'],
       ] as const)('toleranceSeconds %i, stamped %i s from now', async (toleranceSeconds, offset, reason) => {
         const d = await delivery({ timestamp: T + offset });
         const call = verify({ payload: d.body, headers: d.headers, toleranceSeconds });
@@ -409,7 +422,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
 
       test('leading zeros: the number decides the window, the digits are what was signed', async () => {
         const d = await delivery({ timestamp: `000${T}` });
-        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
+        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body, 'payment.completed', `000${T}`));
       });
     });
 
@@ -461,7 +474,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         for (const body of ['ping', '', '{"id":', '{"id":"evt_1"} trailing']) {
           const d = await delivery({ body, type: 'payment.completed' });
           await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', /not valid JSON/);
-          await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
+          await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body));
         }
       });
 
@@ -532,12 +545,44 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       });
     });
 
+    describe('what verifyWebhookSignature vouches for', () => {
+      test('signed holds exactly the parts the HMAC covered; the event header is named unsigned', async () => {
+        const d = await delivery();
+        const result = await verifySignature({ payload: d.body, headers: d.headers });
+        expect(Object.keys(result).sort()).toEqual(['signed', 'timestamp', 'unsignedEventHeader']);
+        expect(Object.keys(result.signed).sort()).toEqual(['body', 'timestamp']);
+        expect(result).not.toHaveProperty('eventType');
+        // Re-signing `<signed.timestamp>.<signed.body>` gives the delivery's signature.
+        expect(await sign(SECRET, `${result.signed.timestamp}.${result.signed.body as string}`)).toBe(d.signature);
+      });
+
+      test('a changed event header does not break the signature, and is reported as unsigned', async () => {
+        // Signed as payment.completed; someone on the way relabels the event header.
+        const d = await delivery();
+        const headers = { ...d.headers, 'x-service-event': 'payment.failed' };
+        const result = await verifySignature({ payload: d.body, headers });
+        expect(result.unsignedEventHeader).toBe('payment.failed');
+        expect(JSON.parse(result.signed.body as string).type).toBe('payment.completed');
+        await expectReason(verify({ payload: d.body, headers }), 'event_mismatch');
+      });
+
+      test('signed.body is the payload as given: a string, the same bytes, or a view over an ArrayBuffer', async () => {
+        const d = await delivery();
+        const bytes = encoder.encode(d.body as string);
+        expect((await verifySignature({ payload: d.body, headers: d.headers })).signed.body).toBe(d.body);
+        expect((await verifySignature({ payload: bytes, headers: d.headers })).signed.body).toBe(bytes);
+        const fromBuffer = (await verifySignature({ payload: bytes.buffer, headers: d.headers })).signed.body as Uint8Array;
+        expect(fromBuffer.buffer).toBe(bytes.buffer);
+        expect(fromBuffer).toEqual(bytes);
+      });
+    });
+
     describe('event_mismatch', () => {
       test('the event header differs from the payload type', async () => {
         const d = await delivery({ type: 'payment.failed' });
         await expectReason(verify({ payload: d.body, headers: d.headers }), 'event_mismatch', /"payment.failed".*"payment.completed"/);
-        // verifyWebhookSignature does not parse, so it cannot compare: it reports the header.
-        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual({ timestamp: T, eventType: 'payment.failed' });
+        // verifyWebhookSignature does not parse, so it cannot compare: it reports the header, as unsigned.
+        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body, 'payment.failed'));
       });
 
       test('case matters, and differing copies of the event header do not match', async () => {
@@ -589,6 +634,16 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         ['toleranceSeconds negative', { toleranceSeconds: -1 }, /toleranceSeconds/],
         ['toleranceSeconds NaN', { toleranceSeconds: Number.NaN }, /toleranceSeconds/],
         ['toleranceSeconds a string', { toleranceSeconds: '300' }, /toleranceSeconds/],
+        ['toleranceSeconds Infinity', { toleranceSeconds: Infinity }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds -Infinity', { toleranceSeconds: -Infinity }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds 0', { toleranceSeconds: 0 }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds -0', { toleranceSeconds: -0 }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds just over an hour', { toleranceSeconds: 3600.5 }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds a day', { toleranceSeconds: 86_400 }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds Number.MAX_VALUE', { toleranceSeconds: Number.MAX_VALUE }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds null', { toleranceSeconds: null }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds a bigint', { toleranceSeconds: 300n }, /toleranceSeconds.*0.*3600/],
+        ['toleranceSeconds a boxed number', { toleranceSeconds: Object(300) }, /toleranceSeconds.*0.*3600/],
         ['now not a function', { now: 1_700_000_000_000 }, /now/],
         ['now returning NaN', { now: () => Number.NaN }, /now/],
         ['now returning a Date', { now: () => new Date(T * 1000) }, /now/],
@@ -599,6 +654,20 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const d = await delivery();
         await configurationError(verify({ payload: d.body, headers: d.headers, ...(options as object) }), message);
         await configurationError(verify({ payload: d.body, headers: fetchHeaders(d.headers), ...(options as object) }), message);
+      });
+
+      test('toleranceSeconds: Infinity never lets a year-old delivery through (it used to)', async () => {
+        const old = await delivery({ timestamp: T - 86_400 * 365 });
+        for (const toleranceSeconds of [Infinity, 1e12, 0]) {
+          await configurationError(verify({ payload: old.body, headers: old.headers, toleranceSeconds }), /toleranceSeconds/);
+          await configurationError(verifySignature({ payload: old.body, headers: old.headers, toleranceSeconds }), /toleranceSeconds/);
+        }
+      });
+
+      test('toleranceSeconds at the edges of its range is accepted', async () => {
+        const d = await delivery({ timestamp: T - 3600 });
+        await expect(verify({ payload: d.body, headers: d.headers, toleranceSeconds: 3600 })).resolves.toEqual(paymentEvent());
+        await expectReason(verify({ payload: d.body, headers: d.headers, toleranceSeconds: Number.MIN_VALUE }), 'timestamp_too_old');
       });
 
       test('a clock returning NaN never lets a stale delivery through', async () => {
@@ -679,7 +748,8 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('verifyWebhookSignature on a Request', async () => {
         const d = await delivery();
         const req = request(d);
-        await expect(verifyWebhookSignature(req, [SECRET], { now: NOW })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
+        // The body comes back as the bytes that were signed: no second read of the request needed.
+        await expect(verifyWebhookSignature(req, [SECRET], { now: NOW })).resolves.toEqual(signatureResult(encoder.encode(d.body as string)));
         await expect(req.json()).resolves.toEqual(paymentEvent());
       });
 
@@ -712,15 +782,15 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         // (BOM stripped, invalid sequences replaced) would change those bytes.
         for (const body of [concat(new Uint8Array([0xef, 0xbb, 0xbf]), '{"a":1}'), concat('{"a":"', new Uint8Array([0xff, 0xfe]), '"}')]) {
           const d = await delivery({ body, type: 'payment.completed' });
-          await expect(verifyWebhookSignature(request(d), SECRET, { now: NOW })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
-          await expect(verifySignature({ payload: body, headers: d.headers })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
+          await expect(verifyWebhookSignature(request(d), SECRET, { now: NOW })).resolves.toEqual(signatureResult(body));
+          await expect(verifySignature({ payload: body, headers: d.headers })).resolves.toEqual(signatureResult(body));
         }
       });
 
       test('a Request without a body', async () => {
         const d = await delivery({ body: '', type: 'payment.completed' });
         const req = new Request('https://merchant.example/webhooks', { method: 'POST', headers: fetchHeaders(d.headers) });
-        await expect(verifyWebhookSignature(req, SECRET, { now: NOW })).resolves.toEqual({ timestamp: T, eventType: 'payment.completed' });
+        await expect(verifyWebhookSignature(req, SECRET, { now: NOW })).resolves.toEqual(signatureResult(new Uint8Array(0)));
         await expectReason(verifyWebhook(req, SECRET, { now: NOW }), 'invalid_payload');
       });
     });
