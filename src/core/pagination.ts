@@ -120,8 +120,8 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
 
   /**
    * Walks the pages by offset until the server says the list ended. Never loops forever:
-   * {@link MAX_STALE_PAGES} pages in a row with nothing new, or {@link MAX_PAGES} pages in
-   * all, end the walk with a PaymentsError.
+   * 10 pages in a row with nothing new, or 10,000 pages in all, end the walk with a
+   * PaymentsError.
    */
   async *iterPages(): AsyncGenerator<ListPage<T>, void, undefined> {
     const seen = new Set<string>();
