@@ -160,6 +160,18 @@ function httpGet(url, agent) {
   });
 }
 
+/** A `ky.get(…).json()` contender with fixed options (ky imported only when chosen). */
+function kyContender(label, options) {
+  return {
+    label,
+    setup: async (origin) => {
+      const { default: ky } = await import('ky');
+      return () => ky.get(origin + VERIFY_PATH, options).json();
+    },
+    check: (r) => r.trx_id === 'TRX1',
+  };
+}
+
 const textOk = (text) => Buffer.byteLength(text) === BODY_BYTES && JSON.parse(text).trx_id === 'TRX1';
 
 /**
@@ -186,37 +198,14 @@ const CONTENDERS = {
     },
     check: textOk,
   },
-  ky: {
-    label: 'bare ky .json()',
-    setup: async (origin) => {
-      const { default: ky } = await import('ky');
-      return () => ky.get(origin + VERIFY_PATH, { retry: 0 }).json();
-    },
-    check: (r) => r.trx_id === 'TRX1',
-  },
+  ky: kyContender('bare ky .json()', { retry: 0 }),
   // The SDK's transport floor: ky sending the very bytes the SDK sends (the same nine
   // headers, a signature computed once), no retry, no hooks. SDK / this is the SDK's own
   // work per call: validation, signing, hooks, retry policy, parsing.
-  kywire: {
-    label: 'ky + the SDK wire headers .json()',
-    setup: async (origin) => {
-      const { default: ky } = await import('ky');
-      const headers = signedHeaders();
-      return () => ky.get(origin + VERIFY_PATH, { retry: 0, headers }).json();
-    },
-    check: (r) => r.trx_id === 'TRX1',
-  },
+  kywire: kyContender('ky + the SDK wire headers .json()', { retry: 0, headers: signedHeaders() }),
   // The same with retries on (limit 2, as the SDK): ky then clones each Request up front,
   // so a retry has a body to send; the clone is part of ky's per-call price.
-  kyretry: {
-    label: 'ky + wire headers + retry limit 2',
-    setup: async (origin) => {
-      const { default: ky } = await import('ky');
-      const headers = signedHeaders();
-      return () => ky.get(origin + VERIFY_PATH, { retry: { limit: 2 }, headers }).json();
-    },
-    check: (r) => r.trx_id === 'TRX1',
-  },
+  kyretry: kyContender('ky + wire headers + retry limit 2', { retry: { limit: 2 }, headers: signedHeaders() }),
   sdk: {
     label: 'SDK payments.verify',
     setup: async (origin) => {

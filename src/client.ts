@@ -4,7 +4,6 @@ import { APIPromise, type SentRequest } from './core/api-promise.js';
 import { APIError, ConfigurationError, PaymentsError } from './core/error.js';
 import { listBody, PagePromise, toPage, type ListBody, type ListPage } from './core/pagination.js';
 import { callError, type CallInfo } from './internal/errors.js';
-import { hmacSha256Hex, hmacSha256HexSync } from './internal/hmac.js';
 import {
   resolveOptions,
   type ClientOptions,
@@ -16,7 +15,7 @@ import {
 import { decodeResponse } from './internal/parse.js';
 import { redactBody, redactHeaders } from './internal/redact.js';
 import { retryOptions, type RetryMode } from './internal/retry.js';
-import { signingPayload } from './internal/signing.js';
+import { signatureHeader } from './internal/signing.js';
 import { validateInputs, type Checked } from './internal/validate.js';
 import { Balance } from './resources/balance.js';
 import { Billing } from './resources/billing/index.js';
@@ -169,7 +168,10 @@ export class PaymentsClient {
         // A redirect would carry the credentials and the body to another origin: refuse it.
         redirect: 'manual',
       };
-      if (spec.method !== 'GET') (request.method = spec.method), (request.body = body);
+      if (spec.method !== 'GET') {
+        request.method = spec.method;
+        request.body = body;
+      }
       if (options.signal) request.signal = options.signal;
       if (limit > 0) request.hooks = { beforeRetry: [(state) => this.#resign(state, spec, call, signer, params)] };
       sent = ky(call.origin + call.pathWithQuery, request);
@@ -191,16 +193,19 @@ export class PaymentsClient {
 
   /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */
   async #resign(state: BeforeRetryState, spec: RequestSpec<z.ZodType>, call: CallInfo, signer: AttemptSigner, params: unknown): Promise<void> {
-    this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${callError(state.error, { ...call }).message}); retrying`);
+    if (this.#logs('warn')) {
+      // A throwaway mapping for the log line only: its message is what the caller would see.
+      this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${callError(state.error, { ...call }).message}); retrying`);
+    }
     const signed = await signer.sign({});
     for (const [name, value] of Object.entries(signed)) state.request.headers.set(name, value);
-    this.#logAttempt(spec, call, Object.fromEntries(state.request.headers), params, state.retryCount);
+    this.#logAttempt(spec, call, state.request.headers, params, state.retryCount);
   }
 
-  #logAttempt(spec: RequestSpec<z.ZodType>, call: CallInfo, headers: Record<string, string>, params: unknown, retry: number): void {
-    if (LEVELS[this.#options.logLevel] < LEVELS.debug) return;
+  #logAttempt(spec: RequestSpec<z.ZodType>, call: CallInfo, headers: Record<string, string> | Headers, params: unknown, retry: number): void {
+    if (!this.#logs('debug')) return;
     this.#log('debug', `${spec.method} ${call.pathWithQuery} attempt ${retry + 1}`, {
-      headers: redactHeaders(headers),
+      headers: redactHeaders(headers instanceof Headers ? Object.fromEntries(headers) : headers),
       body: params === undefined ? undefined : redactBody(params),
     });
   }
@@ -215,7 +220,7 @@ export class PaymentsClient {
     const started = Date.now();
     // async: a fetch that throws synchronously becomes a rejection, so ky clears its timer.
     const response = await fetchImpl(input, init);
-    if (LEVELS[this.#options.logLevel] >= LEVELS.info) {
+    if (this.#logs('info')) {
       this.#log('info', `${input.method} ${call.pathWithQuery} → ${response.status} in ${Date.now() - started} ms`);
     }
     return response;
@@ -243,9 +248,14 @@ export class PaymentsClient {
     return error;
   }
 
+  /** Whether `level` is logged: checked before building a costly line. */
+  #logs(level: Exclude<LogLevel, 'off'>): boolean {
+    return LEVELS[level] <= LEVELS[this.#options.logLevel];
+  }
+
   #log(level: Exclude<LogLevel, 'off'>, message: string, details?: unknown): void {
-    const { logger, logLevel } = this.#options;
-    if (LEVELS[level] > LEVELS[logLevel]) return;
+    const { logger } = this.#options;
+    if (!this.#logs(level)) return;
     if (details === undefined) logger[level](`[business-payments] ${message}`);
     else logger[level](`[business-payments] ${message}`, details);
   }
@@ -274,10 +284,9 @@ class AttemptSigner {
   /** `headers` plus X-Timestamp and X-Signature for now; a Promise only on the WebCrypto path. */
   sign(headers: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
     const timestamp = Math.floor(Date.now() / 1000);
-    const payload = signingPayload({ timestamp, ...this.#request });
-    const done = (hex: string) => Object.assign(headers, { 'X-Timestamp': String(timestamp), 'X-Signature': `sha256=${hex}` });
-    const hex = hmacSha256HexSync(this.#secret, payload);
-    return hex === undefined ? hmacSha256Hex(this.#secret, payload).then(done) : done(hex);
+    const signature = signatureHeader(this.#secret, { timestamp, ...this.#request });
+    const done = (value: string) => Object.assign(headers, { 'X-Timestamp': String(timestamp), 'X-Signature': value });
+    return typeof signature === 'string' ? done(signature) : signature.then(done);
   }
 }
 

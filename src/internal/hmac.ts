@@ -57,19 +57,20 @@ function toHex(buffer: ArrayBuffer): string {
 }
 
 /**
- * The same HMAC, at once where node:crypto is there (on the one-shot hash with cached key
- * pads: no Hmac object per request signed); `undefined` where only WebCrypto is.
+ * Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8), at once where
+ * node:crypto is there (its one-shot hash with cached key pads: no Hmac object per call);
+ * `undefined` where only WebCrypto is.
  */
-export function hmacSha256HexSync(secret: string, message: string): string | undefined {
+export function hmacSha256HexSync(secret: string, message: string | Uint8Array): string | undefined {
   const node = loadNodeCrypto();
   if (!node) return undefined;
-  return (nodeHmacSha256(node, secret, message, '') as Uint8Array & { toString(encoding: 'hex'): string }).toString('hex');
+  return (nodeHmacSha256(node, secret, '', message) as Uint8Array & { toString(encoding: 'hex'): string }).toString('hex');
 }
 
-/** Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8). */
+/** Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8), on any runtime. */
 export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
-  const node = loadNodeCrypto();
-  if (node) return node.createHmac('sha256', secret).update(message).digest('hex');
+  const hex = hmacSha256HexSync(secret, message);
+  if (hex !== undefined) return hex;
   const key = await importHmacKey(secret);
   const data = typeof message === 'string' ? encoder.encode(message) : message;
   return toHex(await crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));

@@ -1,5 +1,5 @@
 import { InvalidParamsError } from '../core/error.js';
-import { hmacSha256Hex } from './hmac.js';
+import { hmacSha256Hex, hmacSha256HexSync } from './hmac.js';
 
 /** Inputs of {@link signRequest}: exactly what goes on the wire. */
 export interface SignRequestInput {
@@ -44,7 +44,17 @@ export async function signRequest(input: SignRequestInput): Promise<string> {
   }
   if (input.body !== undefined && typeof input.body !== 'string') errors.body = ['must be the raw body string'];
   if (Object.keys(errors).length > 0) throw new InvalidParamsError('signRequest', errors);
-  return `sha256=${await hmacSha256Hex(input.secret, signingPayload(input))}`;
+  return signatureHeader(input.secret, input);
+}
+
+/**
+ * The `X-Signature` value for checked inputs: at once where node:crypto is, a Promise only
+ * on the WebCrypto path. The client signs every attempt through this.
+ */
+export function signatureHeader(secret: string, input: Omit<SignRequestInput, 'secret'>): string | Promise<string> {
+  const payload = signingPayload(input);
+  const hex = hmacSha256HexSync(secret, payload);
+  return hex === undefined ? hmacSha256Hex(secret, payload).then((h) => `sha256=${h}`) : `sha256=${hex}`;
 }
 
 /** The exact string that is signed: `<timestamp>.<METHOD>.<path_with_query>.<raw_body>`. */

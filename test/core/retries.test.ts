@@ -598,14 +598,19 @@ describe('AbortSignal', () => {
 // Regression: errors used to carry neither; a merchant could not tell how many attempts
 // were made, nor which key to retry with, without parsing logs.
 describe('every error of a create carries idempotencyKey and attempts', () => {
+  /** The key on the error is the one every attempt sent, and `attempts` counts them. */
+  function expectKeyOfEveryAttempt(error: { attempts?: number; idempotencyKey?: string }, sent: Array<string | null | undefined>): void {
+    expect(error.attempts).toBe(sent.length);
+    expect(error.idempotencyKey).toMatch(UUID);
+    expect(sent).toEqual(Array(sent.length).fill(error.idempotencyKey));
+  }
+
   test('APIError after the retries', async () => {
     api.on('post', '/api/v1/payments', { status: 503, body: { error: 'Service Unavailable' } });
     const error = await rejection(client().payments.create(createParams));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(api.seen).toHaveLength(3);
-    expect(error.attempts).toBe(api.seen.length);
-    expect(error.idempotencyKey).toMatch(UUID);
-    expect(header('Idempotency-Key')).toEqual(Array(3).fill(error.idempotencyKey));
+    expectKeyOfEveryAttempt(error, header('Idempotency-Key'));
   });
 
   test('APIConnectionError', async () => {
@@ -618,9 +623,7 @@ describe('every error of a create carries idempotencyKey and attempts', () => {
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
     expect(keys).toHaveLength(3);
-    expect(error.attempts).toBe(keys.length);
-    expect(error.idempotencyKey).toMatch(UUID);
-    expect(keys).toEqual(Array(3).fill(error.idempotencyKey));
+    expectKeyOfEveryAttempt(error, keys);
   });
 
   test('APITimeoutError', async () => {
@@ -631,9 +634,7 @@ describe('every error of a create carries idempotencyKey and attempts', () => {
     const error = await rejection(client({ timeout: 50 }).payments.create(createParams));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(api.seen).toHaveLength(3);
-    expect(error.attempts).toBe(api.seen.length);
-    expect(error.idempotencyKey).toMatch(UUID);
-    expect(header('Idempotency-Key')).toEqual(Array(3).fill(error.idempotencyKey));
+    expectKeyOfEveryAttempt(error, header('Idempotency-Key'));
   });
 
   test('InvalidParamsError: 0 attempts, and the key that would have been sent', async () => {
