@@ -1,10 +1,10 @@
 // Size check: min+gzip bytes of each entry with everything it imports (ky and zod
 // included), as a bundler would ship it. Prints figures; fails when the webhooks entry,
-// which serverless functions load cold, is over its 3 kB budget.
+// which serverless functions load cold, is over its budget (2,950 B, a ratchet: the promise is 3 kB, the aim 2,900 B).
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
-const BUDGET = { webhooks: 3_000 };
+const BUDGET = { webhooks: 2_950 };
 let over = false;
 for (const name of ['index', 'webhooks', 'testing']) {
   const result = await build({

@@ -154,26 +154,25 @@ export class PaymentsClient {
       call.pathWithQuery = pathWithQuery(this.#baseUrl, spec, path, params);
       const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;
       const signer = new AttemptSigner(o.apiSecret, spec.method, call.pathWithQuery, body);
-      // The first attempt is signed here (synchronously where node:crypto is), retries in a hook.
-      const first = signer.sign(this.#headers(options, call.idempotencyKey));
-      const headers = first instanceof Promise ? await first : first;
-      this.#logAttempt(spec, call, headers, params, 0);
+      const headers = this.#headers(options, call.idempotencyKey);
       const limit = options.maxRetries ?? o.maxRetries;
       // Only the options this call needs: ky merges every key it is given, on every call.
       const request: Options = {
-        headers,
         timeout: call.timeout,
         retry: retryOptions(mode, limit, spec.finalOutcome),
         fetch: (input, init) => this.#fetch(input as Request, init, call),
         // A redirect would carry the credentials and the body to another origin: refuse it.
         redirect: 'manual',
+        // Headers go onto ky's Request in hooks, not through options.headers: ky would copy
+        // them through four Headers objects per call. Every attempt is signed afresh there.
+        hooks: { beforeRequest: [(state) => this.#sign(state.request, spec, call, signer, params, headers)] },
       };
+      if (limit > 0) request.hooks!.beforeRetry = [(state) => this.#resign(state, spec, call, signer, params)];
       if (spec.method !== 'GET') {
         request.method = spec.method;
         request.body = body;
       }
       if (options.signal) request.signal = options.signal;
-      if (limit > 0) request.hooks = { beforeRetry: [(state) => this.#resign(state, spec, call, signer, params)] };
       sent = ky(call.origin + call.pathWithQuery, request);
       response = await sent;
     } catch (cause) {
@@ -189,6 +188,17 @@ export class PaymentsClient {
       }
     };
     return { response, parse };
+  }
+
+  /** ky's beforeRequest hook: the SDK's headers and the first attempt's signature. */
+  #sign(request: Request, spec: RequestSpec<z.ZodType>, call: CallInfo, signer: AttemptSigner, params: unknown, headers: Record<string, string>): void | Promise<void> {
+    const put = (signed: Record<string, string>) => {
+      for (const name in signed) request.headers.set(name, signed[name]!);
+      this.#logAttempt(spec, call, signed, params, 0);
+    };
+    const signed = signer.sign(headers);
+    // A Promise only on the WebCrypto path: node:crypto signs at once.
+    return signed instanceof Promise ? signed.then(put) : put(signed);
   }
 
   /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */

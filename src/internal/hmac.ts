@@ -4,8 +4,7 @@
 
 type NodeHmac = {
   update(data: string | Uint8Array): NodeHmac;
-  digest(): Uint8Array;
-  digest(encoding: 'hex'): string;
+  digest(encoding?: 'buffer' | 'hex'): Uint8Array | string;
 };
 
 /** The part of node:crypto this package uses. */
@@ -13,7 +12,7 @@ export type NodeCrypto = {
   createHmac(algorithm: string, key: string): NodeHmac;
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
   /** One-shot digest (Node ≥ 21.7). */
-  hash?(algorithm: string, data: Uint8Array, outputEncoding: 'buffer'): Uint8Array;
+  hash?(algorithm: string, data: Uint8Array, outputEncoding: 'buffer' | 'hex'): Uint8Array | string;
 };
 
 type NodeBuffer = Uint8Array & { write(s: string, offset: number): number; copy(target: Uint8Array, at: number): number };
@@ -64,7 +63,8 @@ function toHex(buffer: ArrayBuffer): string {
 export function hmacSha256HexSync(secret: string, message: string | Uint8Array): string | undefined {
   const node = loadNodeCrypto();
   if (!node) return undefined;
-  return (nodeHmacSha256(node, secret, '', message) as Uint8Array & { toString(encoding: 'hex'): string }).toString('hex');
+  // Hex straight from the outer hash: no Buffer to convert.
+  return nodeHmacSha256(node, secret, '', message, 'hex');
 }
 
 /** Lower-case hex HMAC-SHA256 of `message` (UTF-8) keyed with `secret` (UTF-8), on any runtime. */
@@ -83,7 +83,9 @@ export async function hmacSha256Hex(secret: string, message: string | Uint8Array
 const pads = new Map<string, [inner: Uint8Array, outer: Uint8Array]>();
 let scratch: NodeBuffer | undefined;
 
-export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array): Uint8Array {
+export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array): Uint8Array;
+export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array, out: 'hex'): string;
+export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array, out?: 'hex'): Uint8Array | string {
   const B = (globalThis as { Buffer?: BufferClass }).Buffer;
   let pad = pads.get(secret);
   // Keys over one block (64 bytes) would need hashing first: rare, so createHmac does them.
@@ -95,13 +97,13 @@ export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string,
     if (pads.size > 15) pads.clear();
     pads.set(secret, pad);
   }
-  if (!pad || !B) return node.createHmac('sha256', secret).update(prefix).update(body).digest();
+  if (!pad || !B) return node.createHmac('sha256', secret).update(prefix).update(body).digest(out);
   const size = 64 + B.byteLength(prefix) + (typeof body === 'string' ? B.byteLength(body) : body.length);
   // Bodies over 64 KiB get their own buffer, so the scratch never pins megabytes.
   const buf = size > 65_536 ? B.allocUnsafe(size) : (scratch ??= B.allocUnsafe(65_536));
   buf.set(pad[0]);
   let at = 64 + buf.write(prefix, 64);
   at += typeof body === 'string' ? buf.write(body, at) : (buf.set(body, at), body.length);
-  pad[1].set(node.hash!('sha256', buf.subarray(0, at), 'buffer'), 64);
-  return node.hash!('sha256', pad[1], 'buffer');
+  pad[1].set(node.hash!('sha256', buf.subarray(0, at), 'buffer') as Uint8Array, 64);
+  return node.hash!('sha256', pad[1], out ?? 'buffer');
 }

@@ -63,7 +63,7 @@ const DEFAULT_TOLERANCE_S = 300;
 const MAX_TOLERANCE_S = 3600;
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const RAW_BODY_HELP =
-  'Pass the raw body (a string or bytes), not parsed JSON: re-serialising changes the bytes. ' +
+  'Pass the raw body (string or bytes), not parsed JSON. ' +
   'Express: express.raw({ type: "application/json" }); Next.js: await request.text().';
 
 /**
@@ -288,7 +288,8 @@ function nodeMatches(node: NodeCrypto, secrets: readonly string[], timestamp: st
 }
 
 async function webMatches(secrets: readonly string[], timestamp: string, body: string | Uint8Array, candidates: Uint8Array[]): Promise<boolean> {
-  const bytes = signedBytes(timestamp, body);
+  // A Blob joins the prefix and the body (a string is UTF-8 encoded, a view read in place).
+  const bytes = await new Blob([`${timestamp}.`, body as Uint8Array<ArrayBuffer>]).arrayBuffer();
   for (const secret of secrets) {
     const key = await importHmacKey(secret);
     // subtle.verify compares in constant time itself.
@@ -296,16 +297,6 @@ async function webMatches(secrets: readonly string[], timestamp: string, body: s
   }
   return false;
 }
-
-function signedBytes(timestamp: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  const prefix = encoder.encode(`${timestamp}.`);
-  const rest = typeof body === 'string' ? encoder.encode(body) : body;
-  const out = new Uint8Array(prefix.length + rest.length);
-  out.set(prefix);
-  out.set(rest, prefix.length);
-  return out;
-}
-
 
 // The signature header's 32 bytes, decoded before any HMAC work. Plain hex per the spec;
 // a `sha256=` prefix (as on API requests) is tolerated; repeated headers are candidates.
@@ -331,7 +322,7 @@ function checkSecrets(secret: string | readonly string[]): readonly string[] {
   const secrets = typeof secret === 'string' ? [secret] : secret;
   if (!Array.isArray(secrets) || !secrets.length || secrets.some((s) => typeof s !== 'string' || !s || s !== s.trim())) {
     throw new ConfigurationError(
-      'Webhook secret must be a non-empty string (or array, to rotate) without surrounding whitespace (copy-paste slip?).',
+      'Webhook secret must be a non-empty string (or array, to rotate) without surrounding whitespace.',
     );
   }
   return secrets;

@@ -181,3 +181,44 @@ describe('runtime paths of hmac.ts', () => {
     }
   });
 });
+
+describe('the client signs every attempt on the WebCrypto path too', () => {
+  test('first attempt and a retry carry the SDK headers and the published signature', async () => {
+    // No getBuiltinModule (Node 20, browsers, edge): the client's signing hook is async here.
+    vi.stubGlobal('process', Object.create(process, { getBuiltinModule: { value: undefined } }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_700_000_000_000 });
+    try {
+      vi.resetModules();
+      const { PaymentsClient } = await import('../../src/index.js');
+      const { settle } = await import('../support/assertions.js');
+      const { fixtures } = await import('../support/fake-api.js');
+      const seen: Headers[] = [];
+      const fetch = async (request: Request) => {
+        seen.push(new Headers(request.headers));
+        return seen.length === 1 ? new Response('{}', { status: 503 }) : Response.json(fixtures.verified);
+      };
+      const subtle = vi.spyOn(crypto.subtle, 'sign');
+      const v = vector('get-empty-body');
+      const client = new PaymentsClient({
+        environment: 'sandbox', merchantKey: 'test_m', apiKey: 'test_k', apiSecret: v.secret,
+        baseUrl: 'https://api.payments.test', fetch: fetch as unknown as typeof globalThis.fetch, maxRetries: 1,
+      });
+      // The retry waits 437 ms (500 ms less the jitter): still the vector's second.
+      const { data } = await settle(client.request({ operation: 'balance.retrieve', method: 'GET', path: v.pathWithQuery, response: (await import('zod')).unknown() }).withResponse());
+      expect(data).toEqual(fixtures.verified);
+      expect(seen).toHaveLength(2);
+      expect(subtle).toHaveBeenCalledTimes(2);
+      for (const headers of seen) {
+        expect(headers.get('x-timestamp')).toBe(String(v.timestamp));
+        expect(headers.get('x-signature')).toBe(v.signature);
+        expect(headers.get('x-api-key')).toBe('test_k');
+        expect(headers.get('x-merchant-key')).toBe('test_m');
+        expect(headers.get('x-environment')).toBe('sandbox');
+        expect(headers.get('content-type')).toBe('application/json');
+        expect(headers.get('accept')).toBe('application/json');
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
