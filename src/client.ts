@@ -1,5 +1,5 @@
-import ky, { type BeforeRetryState, type Options, type ResponsePromise } from 'ky';
-import type * as z from 'zod';
+import type { BeforeRetryState, Options, ResponsePromise } from 'ky';
+import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
 import { APIError, ConfigurationError, PaymentsError } from './core/error.js';
 import { listBody, PagePromise, toPage, type ListBody, type ListPage } from './core/pagination.js';
@@ -12,6 +12,7 @@ import {
   type RequestOptions,
   type ResolvedOptions,
 } from './internal/options.js';
+import { ky } from './internal/ky.js';
 import { decodeResponse } from './internal/parse.js';
 import { redactBody, redactHeaders } from './internal/redact.js';
 import { retryOptions, type RetryMode } from './internal/retry.js';
@@ -25,7 +26,7 @@ import { Payouts } from './resources/payouts.js';
 import { SiteInfoResource } from './resources/site-info.js';
 
 /** @internal One route call, as a resource describes it. */
-export interface RequestSpec<S extends z.ZodType> {
+export interface RequestSpec<S extends z.ZodMiniType> {
   /** `resource.method`, used in error messages and logs. */
   operation: string;
   method: 'GET' | 'POST';
@@ -108,16 +109,16 @@ export class PaymentsClient {
   }
 
   /** @internal Sends one call through the pipeline: validate, sign, send, retry, parse. */
-  request<S extends z.ZodType>(spec: RequestSpec<S>, options?: RequestOptions): APIPromise<z.output<S>> {
+  request<S extends z.ZodMiniType>(spec: RequestSpec<S>, options?: RequestOptions): APIPromise<z.output<S>> {
     return new APIPromise(this.#call(spec, options));
   }
 
   /** @internal A list call: the first page now, every page on `for await`. */
   requestPage<T>(
-    spec: Omit<RequestSpec<z.ZodType>, 'response' | 'params'> & { item: z.ZodType<T>; params: z.ZodType; value: object | undefined },
+    spec: Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & { item: z.ZodMiniType<T>; params: z.ZodMiniType; value: object | undefined },
     options?: RequestOptions,
   ): PagePromise<T> {
-    const response = listBody(spec.item) as unknown as z.ZodType<ListBody<T>>;
+    const response = listBody(spec.item) as unknown as z.ZodMiniType<ListBody<T>>;
     const fetchPage = (offset: number | undefined): Promise<SentRequest<ListPage<T>>> => {
       const value = offset === undefined ? spec.value : { ...spec.value, offset };
       const query = (value ?? {}) as { offset?: number; limit?: number };
@@ -134,7 +135,7 @@ export class PaymentsClient {
   // (which re-signs each retry in a hook, retries under the payment policy and times out),
   // then read and validate the body when data is asked for. Every failure leaves through
   // callError, stamped with the Idempotency-Key and the attempt count.
-  async #call<S extends z.ZodType>(spec: RequestSpec<S>, options: RequestOptions = {}): Promise<SentRequest<z.output<S>>> {
+  async #call<S extends z.ZodMiniType>(spec: RequestSpec<S>, options: RequestOptions = {}): Promise<SentRequest<z.output<S>>> {
     const o = this.#options;
     const mode = spec.retry ?? (spec.method === 'GET' ? 'safe' : 'create');
     const call: CallInfo = {
@@ -170,10 +171,11 @@ export class PaymentsClient {
       if (limit > 0) request.hooks!.beforeRetry = [(state) => this.#resign(state, spec, call, signer, params)];
       if (spec.method !== 'GET') {
         request.method = spec.method;
-        request.body = body;
+        request.body = body as string;
       }
       if (options.signal) request.signal = options.signal;
-      sent = ky(call.origin + call.pathWithQuery, request);
+      const transport = ky();
+      sent = (transport instanceof Promise ? await transport : transport).default(call.origin + call.pathWithQuery, request);
       response = await sent;
     } catch (cause) {
       throw this.#failed(cause, call);
@@ -191,7 +193,7 @@ export class PaymentsClient {
   }
 
   /** ky's beforeRequest hook: the SDK's headers and the first attempt's signature. */
-  #sign(request: Request, spec: RequestSpec<z.ZodType>, call: CallInfo, signer: AttemptSigner, params: unknown, headers: Record<string, string>): void | Promise<void> {
+  #sign(request: Request, spec: RequestSpec<z.ZodMiniType>, call: CallInfo, signer: AttemptSigner, params: unknown, headers: Record<string, string>): void | Promise<void> {
     const put = (signed: Record<string, string>) => {
       for (const name in signed) request.headers.set(name, signed[name]!);
       this.#logAttempt(spec, call, signed, params, 0);
@@ -202,7 +204,7 @@ export class PaymentsClient {
   }
 
   /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */
-  async #resign(state: BeforeRetryState, spec: RequestSpec<z.ZodType>, call: CallInfo, signer: AttemptSigner, params: unknown): Promise<void> {
+  async #resign(state: BeforeRetryState, spec: RequestSpec<z.ZodMiniType>, call: CallInfo, signer: AttemptSigner, params: unknown): Promise<void> {
     if (this.#logs('warn')) {
       // A throwaway mapping for the log line only: its message is what the caller would see.
       this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${callError(state.error, { ...call }).message}); retrying`);
@@ -212,7 +214,7 @@ export class PaymentsClient {
     this.#logAttempt(spec, call, state.request.headers, params, state.retryCount);
   }
 
-  #logAttempt(spec: RequestSpec<z.ZodType>, call: CallInfo, headers: Record<string, string> | Headers, params: unknown, retry: number): void {
+  #logAttempt(spec: RequestSpec<z.ZodMiniType>, call: CallInfo, headers: Record<string, string> | Headers, params: unknown, retry: number): void {
     if (!this.#logs('debug')) return;
     this.#log('debug', `${spec.method} ${call.pathWithQuery} attempt ${retry + 1}`, {
       headers: redactHeaders(headers instanceof Headers ? Object.fromEntries(headers) : headers),
@@ -305,7 +307,7 @@ class AttemptSigner {
  * params percent-encoded, and the query of a GET. encodeURIComponent and URLSearchParams
  * leave nothing the URL parser would re-encode, so this string is exactly what is sent.
  */
-function pathWithQuery(base: URL, spec: RequestSpec<z.ZodType>, path: Record<string, string>, params: unknown): string {
+function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record<string, string>, params: unknown): string {
   let route = ROUTES.get(spec.path);
   if (!route) ROUTES.set(spec.path, (route = spec.path.split(/\{(\w+)\}/)));
   // Odd parts are param names, even parts literal text (split with a capture group).

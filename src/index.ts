@@ -8,6 +8,7 @@ export {
   InvalidParamsError,
   APIError,
   type APIErrorInit,
+  type ErrorLabel,
   AuthenticationError,
   PermissionDeniedError,
   MerchantPendingApprovalError,
@@ -21,6 +22,7 @@ export {
   ResponseValidationError,
 } from './core/error.js';
 export { signRequest, type SignRequestInput } from './internal/signing.js';
+export type { Schema } from './internal/fields.js';
 export type { ClientOptions, RequestOptions, Environment, Logger, LogLevel } from './internal/options.js';
 export * from './resources/payments.js';
 export * from './resources/payouts.js';

@@ -26,6 +26,27 @@ export class InvalidParamsError extends PaymentsError {
   }
 }
 
+/**
+ * The body's `error` label: the spec's labels, autocompleted, and still any string the server
+ * sends (new labels, or ones the spec does not list such as `Not Found`), so branching on a
+ * label the spec does not name yet compiles and works.
+ */
+export type ErrorLabel =
+  /** Params rejected (status not stated by the spec; the SDK maps 400/422): `errors` holds the field map. */
+  | 'Validation failed'
+  /** 422: the currency is not in the merchant's supported list. */
+  | 'Currency is not enabled for this merchant'
+  /** 422: no active receiver wallet for the currency. */
+  | 'Receiver wallet for this currency is not available'
+  /** 401: credentials wrong or from the other environment (or a bad/stale signature). */
+  | 'Invalid API credentials'
+  /** 403: a merchant pending approval used production. */
+  | 'Merchant Pending Approval'
+  /** Payout refused (status not stated by the spec): KYB, business approval or settlement number missing. */
+  | 'Payout Rejected'
+  // `string & {}` keeps the literals above in autocomplete while accepting any other string.
+  | (string & {});
+
 /** What an API error carries from the HTTP response. */
 export interface APIErrorInit {
   status: number;
@@ -39,14 +60,16 @@ export interface APIErrorInit {
 /**
  * The server answered with HTTP status ≥ 400. Subclasses name the common statuses;
  * `label` is the body's stable `error` field (for example `Currency is not enabled for
- * this merchant`), `errors` the validation field map when the server sent one.
+ * this merchant`), `errors` the validation field map when the server sent one. When it did,
+ * the message names the first failing fields instead of the server's generic text:
+ * `422 Validation failed: ipn_url: The ipn url field is required.`
  */
 export class APIError extends PaymentsError {
   override name = 'APIError';
   /** HTTP status code. */
   readonly status: number;
   /** The body's `error` label: the stable, machine-readable key. */
-  readonly label: string | undefined;
+  readonly label: ErrorLabel | undefined;
   /** Field → messages, for validation failures. */
   readonly errors: Record<string, string[]> | undefined;
   /** Parsed JSON body, or the raw text when the body was not JSON. */
@@ -56,7 +79,7 @@ export class APIError extends PaymentsError {
 
   constructor(init: APIErrorInit) {
     const fields = errorFields(init.body);
-    super(init.message ?? describe(init.status, fields.label, fields.message));
+    super(init.message ?? describe(init.status, fields.label, fields.message, fields.errors));
     this.status = init.status;
     this.label = fields.label;
     this.errors = fields.errors;
@@ -194,9 +217,50 @@ function errorFields(body: unknown): { label?: string; message?: string; errors?
   return out;
 }
 
-function describe(status: number, label?: string, message?: string): string {
+function describe(status: number, label?: string, message?: string, errors?: Record<string, string[]>): string {
   const head = label ? `${status} ${label}` : `${status} status code`;
+  // The field map says more than the generic `The given data was invalid.`, and logs often
+  // keep only the message; the server's text stays in `body.message`.
+  const fields = errors ? describeFields(errors) : '';
+  if (fields) return `${head}: ${fields}`;
   return message && message !== label ? `${head}: ${message}` : head;
+}
+
+// Enough to act on from a log line; all of them are in `.errors`.
+const MAX_FIELDS_NAMED = 3;
+const MAX_FIELD_MESSAGE_CHARS = 200;
+// Same fields as the logger redacts (internal/redact.ts): a server message may echo the
+// number it refused, and the error message is logged.
+const PHONE_FIELD = /(^|[.[])(customer_phone|destination|phone)\]?$/;
+const PHONE_LIKE = /\+?\d[\d\s().-]*\d/g;
+const PHONE_MIN_DIGITS = 7;
+
+/** `a: first message; b: first message; and 2 more`, on one line; '' for an empty map. */
+function describeFields(errors: Record<string, string[]>): string {
+  const entries = Object.entries(errors);
+  if (entries.length === 0) return '';
+  // Never `and 1 more`: naming the third field takes no more room.
+  const named = entries.length <= MAX_FIELDS_NAMED ? entries : entries.slice(0, MAX_FIELDS_NAMED - 1);
+  const parts = named.map(([field, messages]) => {
+    const name = oneLine(field, MAX_FIELD_MESSAGE_CHARS);
+    const first = messages[0] ?? '';
+    const text = oneLine(PHONE_FIELD.test(field) ? redactPhoneNumbers(first) : first, MAX_FIELD_MESSAGE_CHARS);
+    return text ? `${name}: ${text}` : name;
+  });
+  const rest = entries.length - named.length;
+  if (rest > 0) parts.push(`and ${rest} more`);
+  return parts.join('; ');
+}
+
+// Before truncating, so a cut never leaves part of a number behind; `10 - 15 digits` stays.
+function redactPhoneNumbers(text: string): string {
+  return text.replace(PHONE_LIKE, (run) => (run.replace(/\D/g, '').length >= PHONE_MIN_DIGITS ? '[redacted]' : run));
+}
+
+// Server text may hold newlines or be long; a log line should stay one line.
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 // RFC 9110's three HTTP-date forms; anything else (negative, a list, garbage) is no hint.

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { APIPromise, type SentRequest, type WithResponse } from './api-promise.js';
 import { InvalidParamsError, PaymentsError } from './error.js';
 
@@ -43,23 +43,24 @@ export const MAX_STALE_PAGES = 10;
 /** Largest `limit` of `toArray({ limit })`: more belongs in a `for await` loop. */
 export const MAX_TO_ARRAY = 10_000;
 
-const meta = { has_more: z.boolean().optional(), total: z.number().optional() };
+const meta = { has_more: z.optional(z.boolean()), total: z.optional(z.number()) };
 
 /**
  * List bodies are not shown in the spec, so the schema is lenient on the envelope: a bare
  * array, `{ data: [...] }`, `{ data: [...], meta: { total, has_more } }`, or a paginator
  * nested in a success envelope `{ data: { data: [...] } }`. Items are checked with their own
- * (lenient) schema.
+ * schema.
  */
-export function listBody<T extends z.ZodType>(item: T) {
+export function listBody<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListBody<T>> {
   const items = z.array(item);
   return z.union([
-    items.transform((data) => ({ data, has_more: undefined, total: undefined })),
-    z
-      .looseObject({ data: items, ...meta, meta: z.looseObject(meta).optional() })
-      .transform((body) => ({ data: body.data, has_more: body.has_more ?? body.meta?.has_more, total: body.total ?? body.meta?.total })),
-    z.looseObject({ data: z.looseObject({ data: items, ...meta }) }).transform((body) => body.data),
-  ]);
+    z.pipe(items, z.transform((data) => ({ data, has_more: undefined, total: undefined }))),
+    z.pipe(
+      z.looseObject({ data: items, ...meta, meta: z.optional(z.looseObject(meta)) }),
+      z.transform((body) => ({ data: body.data, has_more: body.has_more ?? body.meta?.has_more, total: body.total ?? body.meta?.total })),
+    ),
+    z.pipe(z.looseObject({ data: z.looseObject({ data: items, ...meta }) }), z.transform((body) => body.data)),
+  ]) as unknown as z.ZodMiniType<ListBody<T>>;
 }
 
 /** Raw list body after `listBody`. */

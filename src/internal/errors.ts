@@ -1,6 +1,6 @@
 // The one place where whatever a call ran into (ky's errors, a fetch rejection, an HTTP
 // status) becomes an SDK error, stamped with what reconciliation needs.
-import { isHTTPError, isKyError, isTimeoutError } from 'ky';
+import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
 import {
   APIConnectionError,
   APIError,

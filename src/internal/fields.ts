@@ -1,46 +1,54 @@
-// Field rules shared by several routes, each written once from the spec's tables.
-import * as z from 'zod';
+// Field rules shared by several routes, each written once from the spec's tables. zod/mini:
+// only the checks used are bundled (the classic API carries every method on every schema).
+import * as z from 'zod/mini';
+
+/** A runtime schema of `T` (zod/mini): `.parse(value)` returns a `T` or throws. */
+export type Schema<T> = z.ZodMiniType<T, unknown>;
 
 /** An absolute http(s) URL (webhook targets, redirects). */
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL' });
 
 /** 3-letter upper-case ISO 4217 code. */
-export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD');
+export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD'));
 
 /** A mobile number in international digits form, e.g. 255712345678 (a leading + is tolerated). */
-export const mobileNumber = z.string().regex(/^\+?[1-9]\d{7,14}$/, 'must be a mobile number in international digits form, e.g. 255712345678');
+export const mobileNumber = z.string().check(z.regex(/^\+?[1-9]\d{7,14}$/, 'must be a mobile number in international digits form, e.g. 255712345678'));
 
 /** A Tanzanian mobile number (recurring billing's USSD push), e.g. 255712345678. */
 export const tanzanianMobileNumber = z
   .string()
-  .regex(/^\+?255[67]\d{8}$/, 'must be a Tanzanian mobile number in international form, e.g. 255712345678');
+  .check(z.regex(/^\+?255[67]\d{8}$/, 'must be a Tanzanian mobile number in international form, e.g. 255712345678'));
+
+/** A string with at most `max` characters, and at least one when `min` is 1. */
+export const text = (max: number, min = 0) =>
+  z.string().check(...(min ? [z.minLength(min, 'must not be empty')] : []), z.maxLength(max, `must be at most ${max} characters`));
 
 /** A non-empty identifier used in a path. */
-export const pathId = z
-  .string()
-  .trim()
-  .min(1, 'must be a non-empty string')
-  .max(200, 'must be at most 200 characters')
+export const pathId = z.string().check(
+  z.trim(),
+  z.minLength(1, 'must be a non-empty string'),
+  z.maxLength(200, 'must be at most 200 characters'),
   // The URL parser resolves `.`/`..` segments away (even as %2e), sending the call to another
   // route; a lone surrogate makes encodeURIComponent throw a bare URIError.
-  .refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."')
-  .refine((id) => !/\p{Cs}/u.test(id), 'must be well-formed Unicode (it has a lone surrogate)');
+  z.refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."'),
+  z.refine((id) => !/\p{Cs}/u.test(id), 'must be well-formed Unicode (it has a lone surrogate)'),
+);
 
 /**
  * An enum closed for the compiler and open at run time: a value newer than this SDK (a new
  * status) passes through as it came instead of failing the call.
  */
-export function openEnum<const T extends readonly string[]>(_values: T): z.ZodType<T[number]> {
-  return z.string() as unknown as z.ZodType<T[number]>;
+export function openEnum<const T extends readonly string[]>(_values: T): z.ZodMiniType<T[number]> {
+  return z.string() as unknown as z.ZodMiniType<T[number]>;
 }
 
 /** A positive, finite amount in currency units. */
-export const positiveAmount = z.number().finite().positive('must be greater than 0');
+export const positiveAmount = z.number().check(z.gt(0, 'must be greater than 0'));
 
-/** Page size and offset of list routes. */
+/** Page size (1–100, the service's limit) and offset of list routes. */
 export const pageParams = {
-  limit: z.int().min(1, 'must be at least 1').optional(),
-  offset: z.int().min(0, 'must be 0 or more').optional(),
+  limit: z.optional(z.int().check(z.minimum(1, 'must be at least 1'), z.maximum(100, 'must be at most 100 (the service refuses more)'))),
+  offset: z.optional(z.int().check(z.minimum(0, 'must be 0 or more'))),
 };
 
 /**
@@ -56,7 +64,49 @@ export function unwrapEnvelope(body: unknown): unknown {
   return body;
 }
 
-/** A lenient object schema for a body the spec does not show: known fields typed when present, the rest kept. */
-export function lenientRecord<T extends z.core.$ZodShape>(shape: T) {
-  return z.preprocess(unwrapEnvelope, z.looseObject(shape));
+/** `schema` for a body that may come bare or in a `{ status, data }` envelope. */
+export function enveloped<T>(schema: z.ZodMiniType<T>): z.ZodMiniType<T, unknown> {
+  return z.pipe(z.transform(unwrapEnvelope), schema) as unknown as z.ZodMiniType<T, unknown>;
 }
+
+/** An object schema that keeps fields it does not name (results are open at run time). */
+export const open = z.looseObject;
+
+/** Fields every stored record carries. */
+export interface RecordTimes {
+  /** `sandbox` or `production`. */
+  environment?: 'sandbox' | 'production' | undefined;
+  /** Creation time (ISO 8601). */
+  created_at?: string | undefined;
+  /** Last change (ISO 8601). */
+  updated_at?: string | undefined;
+}
+
+/** Schema fields of {@link RecordTimes}. */
+export const recordTimes = {
+  environment: z.optional(openEnum(['sandbox', 'production'])),
+  created_at: z.optional(z.string()),
+  updated_at: z.optional(z.string()),
+};
+
+/** Optional and nullable: a field the service may omit or send as null. */
+export const maybe = z.nullish;
+
+/** Optional: a param the caller may leave out (or pass as `undefined`). */
+export const optional = z.optional;
+
+// Compile-time tie between a schema and the interface it is exported with: the schema's
+// output (index signatures of open objects removed) and the interface must be the same type.
+type Closed<T> = T extends readonly (infer U)[]
+  ? Closed<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Closed<T[K]> }
+    : T;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** @internal `true` when schema `S` parses to exactly `T` (unknown fields aside). */
+export type Ties<S extends z.ZodMiniType, T> = Same<Closed<z.output<S>>, Closed<T>>;
+/** @internal `true` when schema `S` accepts exactly `T` as input. */
+export type TiesInput<S extends z.ZodMiniType, T> = Same<Closed<z.input<S>>, Closed<T>>;
+/** @internal Compiles only when `T` is `true`. */
+export type Assert<T extends true> = T;

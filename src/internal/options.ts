@@ -37,47 +37,47 @@ export interface Logger {
  */
 export interface ClientOptions {
   /** Default: env `BUSINESS_PAYMENTS_ENVIRONMENT`, else `sandbox`. */
-  environment?: Environment;
+  environment?: Environment | undefined;
   /** Business id, sent as `X-Merchant-Key`. Default: env `BUSINESS_PAYMENTS_MERCHANT_KEY`. */
-  merchantKey?: string;
+  merchantKey?: string | undefined;
   /** API key of the environment, sent as `X-API-Key`. Default: env `BUSINESS_PAYMENTS_API_KEY`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** API secret of the environment: signs requests, never sent. Default: env `BUSINESS_PAYMENTS_API_SECRET`. */
-  apiSecret?: string;
+  apiSecret?: string | undefined;
   /** Service address; routes (`/api/v1/...`) are appended. Default: env `BUSINESS_PAYMENTS_BASE_URL`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Milliseconds per attempt. Default 30 000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after the first attempt. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * A custom `fetch` (instrumentation, proxies, tests). Default: the global `fetch`, looked
    * up at each call, so a polyfill or instrumentation installed later is used. Either is
    * called as a plain function (workerd and browsers refuse any other `this`).
    */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Allow use in a browser page. The API secret would be visible to every visitor: don't, unless it is an internal tool. */
-  dangerouslyAllowBrowser?: boolean;
+  dangerouslyAllowBrowser?: boolean | undefined;
   /** Where attempt logs go. Default `console` once `logLevel` is not `off`. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Default: env `BUSINESS_PAYMENTS_LOG`, else `off`. */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /** Headers added to every request (after the SDK's own, which cannot be overridden). */
-  defaultHeaders?: Record<string, string>;
+  defaultHeaders?: Record<string, string> | undefined;
 }
 
 /** Per-call options, the last argument of every method. */
 export interface RequestOptions {
   /** Idempotency-Key for a create call (≤ 64 characters). Default: one generated per call and reused on every retry. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Milliseconds per attempt for this call. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries for this call. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Aborts the call (and any pending retry). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Extra headers for this call. The SDK's auth and signing headers cannot be overridden. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** The fully defaulted shape the client works with. */

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ResponseValidationError } from '../core/error.js';
 
 export type ParsedBody = { json: true; value: unknown; text: string } | { json: false; text: string };
@@ -12,6 +12,32 @@ export function parseBody(text: string): ParsedBody {
     return { json: false, text };
   }
 }
+
+const NOUNS: Record<string, string> = { int: 'a whole number', array: 'a list', object: 'an object', undefined: 'absent' };
+
+/**
+ * Messages for issues whose schema gave none (zod/mini ships no locale, and setting zod's
+ * global one would change the caller's zod too): passed to every parse the SDK makes.
+ */
+export function issueMessage(issue: z.core.$ZodRawIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? 'is required' : `must be ${NOUNS[issue.expected] ?? `a ${issue.expected}`}`;
+    case 'invalid_value':
+      return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+    case 'too_small':
+      return `must be at least ${issue.minimum}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'too_big':
+      return `must be at most ${issue.maximum}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'invalid_format':
+      return `must be a valid ${issue.format}`;
+    default:
+      return 'is not valid';
+  }
+}
+
+/** Parse options of every SDK parse: its own messages. */
+export const PARSE = { error: issueMessage } as const;
 
 /** zod issues → `{ "field.path": [messages] }`, the same shape as the server's `errors`. */
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
@@ -45,9 +71,9 @@ export interface DecodeContext {
  * text. Schemas keep unknown fields and enum values, so only an answer the merchant
  * cannot act on fails here.
  */
-export function decodeResponse<S extends z.ZodType>(schema: S, text: string, response: Response, context: DecodeContext): z.output<S> {
+export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string, response: Response, context: DecodeContext): z.output<S> {
   const body = context.emptyBodyOk && text.trim() === '' ? ({ json: true, value: {}, text } as const) : parseBody(text);
-  const result = body.json ? schema.safeParse(body.value) : undefined;
+  const result = body.json ? schema.safeParse(body.value, PARSE) : undefined;
   if (result?.success) return result.data;
   const { status, headers } = response;
   const errors = result ? issuesToErrors(result.error.issues) : undefined;

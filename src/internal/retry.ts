@@ -1,6 +1,7 @@
 // The payment policy on top of ky's retry: which failures may be sent again. ky does the
 // rest (methods, status codes, backoff with jitter, Retry-After with a cap, the waiting).
-import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions, type ShouldRetryState } from 'ky';
+import type { RetryOptions, ShouldRetryState } from 'ky';
+import { isHTTPError, isNetworkError, isTimeoutError } from './ky.js';
 import { retryAfterSeconds } from '../core/error.js';
 
 /**

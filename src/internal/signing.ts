@@ -12,7 +12,7 @@ export interface SignRequestInput {
   /** Path and query string byte for byte as sent, e.g. `/api/v1/payments?limit=10`. */
   pathWithQuery: string;
   /** The raw request body as sent; empty string (or omitted) for GET. */
-  body?: string;
+  body?: string | undefined;
 }
 
 /**

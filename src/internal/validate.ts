@@ -1,7 +1,7 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { InvalidParamsError } from '../core/error.js';
 import type { Environment, RequestOptions } from './options.js';
-import { issuesToErrors } from './parse.js';
+import { issuesToErrors, PARSE } from './parse.js';
 
 /** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -20,7 +20,7 @@ export const RESERVED_HEADERS = new Set([
 ]);
 
 /** One value and the schema it must satisfy. */
-export type Checked = readonly [schema: z.ZodType, value: unknown];
+export type Checked = readonly [schema: z.ZodMiniType, value: unknown];
 
 type AddError = (field: string, message: string) => void;
 
@@ -47,7 +47,7 @@ export function validateInputs(
 function checkPathParams(pathParams: Record<string, Checked> | undefined, add: AddError): Record<string, string> {
   const path: Record<string, string> = {};
   for (const [name, [schema, value]] of Object.entries(pathParams ?? {})) {
-    const result = schema.safeParse(value);
+    const result = schema.safeParse(value, PARSE);
     if (result.success) path[name] = String(result.data);
     else for (const issue of result.error.issues) add(name, issue.message);
   }
@@ -55,7 +55,7 @@ function checkPathParams(pathParams: Record<string, Checked> | undefined, add: A
 }
 
 function checkParams([schema, value]: Checked, add: AddError): unknown {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, PARSE);
   if (result.success) return result.data;
   for (const [field, messages] of Object.entries(issuesToErrors(result.error.issues))) {
     for (const message of messages) add(field, message);

@@ -1,7 +1,7 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import { APIResource } from '../core/resource.js';
-import { unwrapEnvelope } from '../internal/fields.js';
+import { enveloped, open, type Assert, type Schema, type Ties } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /** Wallet balances of the merchant-supported currencies. */
@@ -12,12 +12,20 @@ export class Balance extends APIResource {
   }
 }
 
-// The spec describes the balance only in words, so any JSON object or array of wallet
-// objects is accepted (a `{ status, data }` envelope is unwrapped).
-/** Wallet balances, as the server sends them. */
-export const BalanceResult = z.preprocess(
-  unwrapEnvelope,
-  z.union([z.array(z.looseObject({})), z.looseObject({})]),
-);
-/** Wallet balances, as the server sends them. */
-export type BalanceResult = z.infer<typeof BalanceResult>;
+/** One wallet of a merchant-supported currency. */
+export interface Wallet {
+  /** 3-letter currency code. */
+  currency: string;
+  /** Available balance in currency units. */
+  balance: number;
+}
+
+// The spec describes the balance only in words; this is the sandbox's shape: a list of
+// wallets, bare or in a `{ status, environment, data }` envelope.
+const walletSchema = open({ currency: z.string(), balance: z.number() });
+type _Wallet = Assert<Ties<typeof walletSchema, Wallet>>;
+
+/** Available wallet balances: one entry per currency with an active wallet. */
+export type BalanceResult = Wallet[];
+/** Available wallet balances (bare or in a `{ status, data }` envelope). */
+export const BalanceResult: Schema<BalanceResult> = enveloped(z.array(walletSchema));

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { currencyCode, httpUrl, lenientRecord, mobileNumber, openEnum, pageParams, pathId, unwrapEnvelope } from '../internal/fields.js';
+import { currencyCode, enveloped, httpUrl, maybe, mobileNumber, open, openEnum, optional, pageParams, pathId, text, type Assert, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 import { MAX_TIMEOUT_MS } from '../internal/validate.js';
 
@@ -145,208 +145,408 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const URL_FIELDS = ['ipn_url', 'webhook_url'] as const;
 
 /** Payment status: `pending` at creation, then `success` or `failed`. */
-export const PaymentStatus = z.enum(['pending', 'success', 'failed']);
-/** Payment status: `pending` at creation, then `success` or `failed`. */
-export type PaymentStatus = z.infer<typeof PaymentStatus>;
-
+export type PaymentStatus = 'pending' | 'success' | 'failed';
+/** How the customer pays: on the hosted checkout page, or by approving a USSD push. */
+export type PaymentMode = 'hosted' | 'push';
 /** `sandbox` or `production`. */
-export const EnvironmentName = z.enum(['sandbox', 'production']);
+export type EnvironmentName = 'sandbox' | 'production';
+
+const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
+const ENVIRONMENTS = ['sandbox', 'production'] as const;
+const PAYMENT_MODES = ['hosted', 'push'] as const;
 
 // A gateway keyword: checked, never rewritten (the server matches it case-insensitively).
-const methodKeyword = z.string().refine((keyword) => keyword.trim() !== '', 'must not be empty or blank');
+const methodKeyword = z.string().check(z.refine((keyword) => keyword.trim() !== '', 'must not be empty or blank'));
 
 const paymentFields = {
-  payment_amount: z.number().finite().min(1, 'must be at least 1.00'),
+  payment_amount: z.number().check(z.minimum(1, 'must be at least 1.00')),
   currency_code: currencyCode,
-  ref_trx: z.string().min(1, 'must not be empty').max(60, 'must be at most 60 characters'),
-  description: z.string().optional(),
-  customer_name: z.string().max(100, 'must be at most 100 characters').optional(),
-  customer_email: z.email('must be a valid e-mail address').max(100, 'must be at most 100 characters').optional(),
-  customer_phone: mobileNumber.optional(),
-  payment_mode: z.enum(['hosted', 'push']).optional(),
-  allow_payment_methods: z
-    .union([methodKeyword, z.array(methodKeyword).min(1, 'must list at least one method')])
-    .optional(),
-};
-
-const pushNeedsPhone = (params: { payment_mode?: string | undefined; customer_phone?: string | undefined }, ctx: z.RefinementCtx) => {
-  if (params.payment_mode === 'push' && params.customer_phone === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['customer_phone'], message: 'is required when payment_mode is push' });
-  }
+  ref_trx: text(60, 1),
+  description: optional(z.string()),
+  customer_name: optional(text(100)),
+  customer_email: optional(z.email('must be a valid e-mail address').check(z.maxLength(100, 'must be at most 100 characters'))),
+  customer_phone: optional(mobileNumber),
+  payment_mode: optional(z.enum(PAYMENT_MODES, 'must be hosted or push')),
+  allow_payment_methods: optional(
+    z.union([methodKeyword, z.array(methodKeyword).check(z.minLength(1, 'must list at least one method'))], 'must be a method keyword or a non-empty list of them'),
+  ),
 };
 
 // zod skips refinements once another field has a type error; this rule must still run so
 // InvalidParamsError lists every failing field at once. It only reads two keys, so any
 // object (even one with other fields wrong) is safe to look at.
-const onAnyObject = {
-  when: (payload: z.core.ParsePayload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
-};
+const pushNeedsPhone = z.superRefine<{ payment_mode?: string | undefined; customer_phone?: string | undefined }>(
+  (params, ctx) => {
+    if (params.payment_mode === 'push' && params.customer_phone === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['customer_phone'], message: 'is required when payment_mode is push' });
+    }
+  },
+  { when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) },
+);
+
+/** Fields both creation routes take. */
+interface PaymentFields {
+  /** Amount in currency units, at least 1.00. */
+  payment_amount: number;
+  /** 3-letter upper-case currency code, e.g. `USD`. */
+  currency_code: string;
+  /** Your order reference (1–60 characters); comes back as `merchant_ref`. */
+  ref_trx: string;
+  /** Shown to the customer on the checkout page. */
+  description?: string | undefined;
+  /** Customer name, at most 100 characters. */
+  customer_name?: string | undefined;
+  /** Customer e-mail, at most 100 characters. */
+  customer_email?: string | undefined;
+  /** Mobile number in international digits, e.g. `255712345678`; required for `push`. */
+  customer_phone?: string | undefined;
+  /** `hosted` (default) or `push` (a USSD prompt on `customer_phone`). */
+  payment_mode?: PaymentMode | undefined;
+  /** Restrict the checkout to these method keywords (one, or a list). */
+  allow_payment_methods?: string | string[] | undefined;
+}
+
+/** Params of `payments.create`. */
+export interface PaymentCreateParams extends PaymentFields {
+  /** Where the checkout sends the customer after paying (http(s) URL). */
+  success_redirect?: string | undefined;
+  /** Where the checkout sends the customer on cancel (http(s) URL). */
+  cancel_redirect?: string | undefined;
+  /** Your webhook endpoint (https:// in production); the merchant's default when absent. */
+  ipn_url?: string | undefined;
+  /** Synonym of `ipn_url`: give one, or the same URL in both. */
+  webhook_url?: string | undefined;
+}
+
+const createParamsSchema = z.strictObject({
+  ...paymentFields,
+  success_redirect: optional(httpUrl),
+  cancel_redirect: optional(httpUrl),
+  ipn_url: optional(httpUrl),
+  webhook_url: optional(httpUrl),
+});
+type _PaymentCreateParams = Assert<TiesInput<typeof createParamsSchema, PaymentCreateParams>>;
 
 /**
  * Params of `payments.create`. Unknown keys are refused, so a misspelt field can never be
  * dropped silently from a payment.
  */
-export const PaymentCreateParams = z
-  .strictObject({
-    ...paymentFields,
-    success_redirect: httpUrl.optional(),
-    cancel_redirect: httpUrl.optional(),
-    ipn_url: httpUrl.optional(),
-    /** Synonym of `ipn_url`. */
-    webhook_url: httpUrl.optional(),
-  })
-  .superRefine(pushNeedsPhone, onAnyObject)
-  .superRefine((params, ctx) => {
-    if (params.ipn_url && params.webhook_url && params.ipn_url !== params.webhook_url) {
-      ctx.addIssue({ code: 'custom', path: ['webhook_url'], message: 'is a synonym of ipn_url: give one, or the same URL in both' });
-    }
-  });
-/** Params of `payments.create`. */
-export type PaymentCreateParams = z.input<typeof PaymentCreateParams>;
+export const PaymentCreateParams: Schema<PaymentCreateParams> = createParamsSchema.check(
+  pushNeedsPhone,
+  z.refine((params) => !(params.ipn_url && params.webhook_url && params.ipn_url !== params.webhook_url), {
+    path: ['webhook_url'],
+    message: 'is a synonym of ipn_url: give one, or the same URL in both',
+  }),
+);
 
 /** Params of the legacy `payments.initiate`: the redirects and ipn_url are required there. */
-export const PaymentInitiateParams = z
-  .strictObject({
-    ...paymentFields,
-    success_redirect: httpUrl,
-    cancel_redirect: httpUrl,
-    ipn_url: httpUrl,
-  })
-  .superRefine(pushNeedsPhone, onAnyObject);
-/** Params of the legacy `payments.initiate`. */
-export type PaymentInitiateParams = z.input<typeof PaymentInitiateParams>;
+export interface PaymentInitiateParams extends PaymentFields {
+  /** Where the checkout sends the customer after paying (http(s) URL). */
+  success_redirect: string;
+  /** Where the checkout sends the customer on cancel (http(s) URL). */
+  cancel_redirect: string;
+  /** Your webhook endpoint (https:// in production). */
+  ipn_url: string;
+}
 
-/** The payment object of a creation response (`data`). */
-export const Payment = z.looseObject({
+const initiateParamsSchema = z.strictObject({ ...paymentFields, success_redirect: httpUrl, cancel_redirect: httpUrl, ipn_url: httpUrl });
+type _PaymentInitiateParams = Assert<TiesInput<typeof initiateParamsSchema, PaymentInitiateParams>>;
+/** Params of the legacy `payments.initiate`: the redirects and ipn_url are required there. */
+export const PaymentInitiateParams: Schema<PaymentInitiateParams> = initiateParamsSchema.check(pushNeedsPhone);
+
+/** A created payment (the `data` of the creation response). */
+export interface Payment {
+  /** The service's transaction id: keep it to verify the payment. */
+  trx_id: string;
+  /** Your order reference (the `ref_trx` you sent). */
+  merchant_ref: string;
+  /** Amount in currency units. */
+  amount: number;
+  /** 3-letter currency code. */
+  currency: string;
+  /** `pending` at creation. */
+  status: PaymentStatus;
+  /** Hosted checkout link (hosted mode; a push payment has none). */
+  checkout_url?: string | null | undefined;
+  /** When the checkout session expires (ISO 8601). */
+  expires_at?: string | null | undefined;
+  /** `sandbox` or `production`. */
+  environment: EnvironmentName;
+}
+
+const paymentSchema = open({
   trx_id: z.string(),
   merchant_ref: z.string(),
   amount: z.number(),
   currency: z.string(),
-  status: openEnum(PaymentStatus.options),
-  // Hosted mode only: a push payment has no checkout link.
-  checkout_url: z.string().nullish(),
-  expires_at: z.string().nullish(),
-  environment: openEnum(EnvironmentName.options),
+  status: openEnum(PAYMENT_STATUSES),
+  checkout_url: maybe(z.string()),
+  expires_at: maybe(z.string()),
+  environment: openEnum(ENVIRONMENTS),
 });
+type _Payment = Assert<Ties<typeof paymentSchema, Payment>>;
 /** A created payment. */
-export type Payment = z.infer<typeof Payment>;
+export const Payment: Schema<Payment> = paymentSchema;
 
-/** Creation body `{ status, data, payment_url, trx_id }`; callers get `data`. */
-export const PaymentCreateResponse = z
-  .looseObject({
-    status: z.string(),
-    data: Payment,
-    payment_url: z.string().nullish(),
-    trx_id: z.string(),
-  })
-  .transform((body) => body.data);
+/** @internal Creation body `{ status, data, payment_url, trx_id }`; callers get `data`. */
+export const PaymentCreateResponse: Schema<Payment> = z.pipe(
+  open({ status: z.string(), data: paymentSchema, payment_url: maybe(z.string()), trx_id: z.string() }),
+  z.transform((body) => body.data),
+);
 
 /** `info` of a legacy payment session. Echoes of optional inputs may be null or absent. */
-export const PaymentSessionInfo = z.looseObject({
+export interface PaymentSessionInfo {
+  /** Your order reference. */
+  ref_trx: string;
+  /** The description you sent. */
+  description?: string | null | undefined;
+  /** Your webhook endpoint. */
+  ipn_url: string;
+  /** Cancel redirect. */
+  cancel_redirect: string;
+  /** Success redirect. */
+  success_redirect: string;
+  /** Customer name you sent. */
+  customer_name?: string | null | undefined;
+  /** Customer e-mail you sent. */
+  customer_email?: string | null | undefined;
+  /** Your numeric merchant id. */
+  merchant_id: number;
+  /** Your business name. */
+  merchant_name: string;
+  /** Amount in currency units. */
+  amount: number;
+  /** 3-letter currency code. */
+  currency_code: string;
+  /** `sandbox` or `production`. */
+  environment: EnvironmentName;
+  /** Whether this is a sandbox session. */
+  is_sandbox: boolean;
+  /** Echo of the method filter you sent. */
+  allow_payment_methods?: string[] | null | undefined;
+  /** True when you selected specific gateways in the dashboard. */
+  merchant_payment_methods_restricted: boolean;
+  /** Ids of the deposit methods eligible for this currency. */
+  merchant_payment_method_ids: (number | string)[];
+  /** Codes of the methods the hosted checkout may show. */
+  merchant_payment_method_codes: string[];
+}
+
+const sessionInfoSchema = open({
   ref_trx: z.string(),
-  description: z.string().nullish(),
+  description: maybe(z.string()),
   ipn_url: z.string(),
   cancel_redirect: z.string(),
   success_redirect: z.string(),
-  customer_name: z.string().nullish(),
-  customer_email: z.string().nullish(),
+  customer_name: maybe(z.string()),
+  customer_email: maybe(z.string()),
   merchant_id: z.int(),
   merchant_name: z.string(),
   amount: z.number(),
   currency_code: z.string(),
-  environment: openEnum(EnvironmentName.options),
+  environment: openEnum(ENVIRONMENTS),
   is_sandbox: z.boolean(),
-  allow_payment_methods: z.array(z.string()).nullish(),
+  allow_payment_methods: maybe(z.array(z.string())),
   merchant_payment_methods_restricted: z.boolean(),
   merchant_payment_method_ids: z.array(z.union([z.int(), z.string()])),
   merchant_payment_method_codes: z.array(z.string()),
 });
+type _PaymentSessionInfo = Assert<Ties<typeof sessionInfoSchema, PaymentSessionInfo>>;
+/** `info` of a legacy payment session. */
+export const PaymentSessionInfo: Schema<PaymentSessionInfo> = sessionInfoSchema;
 
 /** Legacy creation response: a signed, time-limited `payment_url` and the session `info`. */
-export const PaymentSession = z.looseObject({
+export interface PaymentSession {
+  /** Signed, time-limited checkout link. */
+  payment_url: string;
+  /** The session as the service recorded it. */
+  info: PaymentSessionInfo;
+  /** The transaction id and checkout link, when the server sends them. */
+  data?: { trx_id?: string | undefined; checkout_url?: string | null | undefined } | undefined;
+}
+
+const sessionSchema = open({
   payment_url: z.string(),
-  info: PaymentSessionInfo,
-  // The alias also carries trx_id and checkout_url in data; not every server sends it.
-  data: z.looseObject({ trx_id: z.string().optional(), checkout_url: z.string().nullish() }).optional(),
+  info: sessionInfoSchema,
+  data: optional(open({ trx_id: optional(z.string()), checkout_url: maybe(z.string()) })),
 });
-/** Legacy payment session. */
-export type PaymentSession = z.infer<typeof PaymentSession>;
+type _PaymentSession = Assert<Ties<typeof sessionSchema, PaymentSession>>;
+/** Legacy creation response. */
+export const PaymentSession: Schema<PaymentSession> = sessionSchema;
 
 /** Params of `payments.list`. */
-export const PaymentListParams = z
-  .strictObject({
-    ...pageParams,
-    status: z.string().min(1).optional(),
-    merchant_ref: z.string().min(1).max(60, 'must be at most 60 characters').optional(),
-  })
-  .optional();
-/** Params of `payments.list`. */
-export type PaymentListParams = z.input<typeof PaymentListParams>;
+export interface PaymentListParams {
+  /** Page size, 1–100. */
+  limit?: number | undefined;
+  /** Items to skip. */
+  offset?: number | undefined;
+  /** Only payments with this status. */
+  status?: PaymentStatus | undefined;
+  /** Only payments with this order reference. */
+  merchant_ref?: string | undefined;
+}
 
-// List and retrieve bodies are not shown in the spec: known fields are typed when present,
-// nothing is required, unknown fields are kept.
-const paymentRecordShape = {
-  trx_id: z.string().optional(),
-  merchant_ref: z.string().nullish(),
-  amount: z.number().optional(),
-  currency: z.string().optional(),
-  status: z.string().optional(),
-  environment: z.string().optional(),
-  /** Why a failed payment failed, when the service says. */
-  failure_reason: z.string().nullish(),
+const listParamsSchema = z.strictObject({
+  ...pageParams,
+  status: optional(z.enum(PAYMENT_STATUSES, 'must be pending, success or failed')),
+  merchant_ref: optional(text(60, 1)),
+});
+type _PaymentListParams = Assert<TiesInput<typeof listParamsSchema, PaymentListParams>>;
+/** Params of `payments.list`. */
+export const PaymentListParams: Schema<PaymentListParams | undefined> = optional(listParamsSchema);
+
+/** A payment as the list and retrieve routes show it (the sandbox's shape; the spec shows none). */
+export interface PaymentRecord {
+  /** The service's transaction id. */
+  trx_id: string;
+  /** Your order reference. */
+  merchant_ref?: string | null | undefined;
+  /** Amount in currency units. */
+  amount: number;
+  /** Fee in currency units. */
+  fee?: number | undefined;
+  /** Amount less the fee. */
+  net_amount?: number | undefined;
+  /** 3-letter currency code. */
+  currency: string;
+  /** `pending`, `success` or `failed`. */
+  status: PaymentStatus;
+  /** `hosted` or `push`. */
+  payment_mode?: PaymentMode | undefined;
+  /** `sandbox` or `production`. */
+  environment?: EnvironmentName | undefined;
+  /** The description you sent. */
+  description?: string | null | undefined;
+  /** The customer as you sent them. */
+  customer?: { name?: string | null | undefined; email?: string | null | undefined; phone?: string | null | undefined } | undefined;
+  /** Gateway that took the payment, once known. */
+  gateway?: string | null | undefined;
+  /** Hosted checkout link (hosted mode). */
+  checkout_url?: string | null | undefined;
+  /** When the checkout session expires (ISO 8601). */
+  expires_at?: string | null | undefined;
+  /** Why a failed payment failed, when the service says (e.g. `INSUFFICIENT_FUNDS`). */
+  failure_reason?: string | null | undefined;
   /** The service's words for the failure, when it says. */
-  failure_message: z.string().nullish(),
-};
+  failure_message?: string | null | undefined;
+  /** Creation time (ISO 8601). */
+  created_at?: string | undefined;
+  /** Last change (ISO 8601). */
+  updated_at?: string | undefined;
+}
 
-/** One payment in a list (lenient: the spec does not show list bodies). */
-export const PaymentListItem = z.looseObject(paymentRecordShape);
+const paymentRecordSchema = open({
+  trx_id: z.string(),
+  merchant_ref: maybe(z.string()),
+  amount: z.number(),
+  fee: optional(z.number()),
+  net_amount: optional(z.number()),
+  currency: z.string(),
+  status: openEnum(PAYMENT_STATUSES),
+  payment_mode: optional(openEnum(PAYMENT_MODES)),
+  environment: optional(openEnum(ENVIRONMENTS)),
+  description: maybe(z.string()),
+  customer: optional(open({ name: maybe(z.string()), email: maybe(z.string()), phone: maybe(z.string()) })),
+  gateway: maybe(z.string()),
+  checkout_url: maybe(z.string()),
+  expires_at: maybe(z.string()),
+  failure_reason: maybe(z.string()),
+  failure_message: maybe(z.string()),
+  created_at: optional(z.string()),
+  updated_at: optional(z.string()),
+});
+type _PaymentRecord = Assert<Ties<typeof paymentRecordSchema, PaymentRecord>>;
+
 /** One payment in a list. */
-export type PaymentListItem = z.infer<typeof PaymentListItem>;
-
-/** A payment fetched by id (lenient: the spec only says it carries the status). */
-export const PaymentRecord = lenientRecord(paymentRecordShape);
-/** A payment fetched by id. */
-export type PaymentRecord = z.infer<typeof PaymentRecord>;
+export type PaymentListItem = PaymentRecord;
+/** One payment in a list. */
+export const PaymentListItem: Schema<PaymentListItem> = paymentRecordSchema;
+/** A payment fetched by id (bare or in a `{ status, data }` envelope). */
+export const PaymentRecord: Schema<PaymentRecord> = enveloped(paymentRecordSchema);
 
 /** Params of `payments.push`. */
-export const PaymentPushParams = z.strictObject({ customer_phone: mobileNumber.optional() });
-/** Params of `payments.push`. */
-export type PaymentPushParams = z.input<typeof PaymentPushParams>;
+export interface PaymentPushParams {
+  /** Mobile number to ring; optional when the payment has one from its creation. */
+  customer_phone?: string | undefined;
+}
 
-/** Result of `payments.push` (lenient: the spec does not show it). */
-export const PaymentPushResult = lenientRecord({ trx_id: z.string().optional(), status: z.string().optional() });
+/** Params of `payments.push`. */
+export const PaymentPushParams: Schema<PaymentPushParams> = z.strictObject({ customer_phone: optional(mobileNumber) }) satisfies Schema<PaymentPushParams>;
+
+/** Result of `payments.push` (the sandbox's shape; `{}` when the service answers with no body). */
+export interface PaymentPushResult {
+  /** The payment's transaction id. */
+  trx_id?: string | undefined;
+  /** The payment's status (`pending` while the customer decides). */
+  status?: PaymentStatus | undefined;
+  /** The number the push went to. */
+  customer_phone?: string | undefined;
+  /** How many pushes this payment has had. */
+  push_count?: number | undefined;
+}
+
+const pushResultSchema = open({
+  trx_id: optional(z.string()),
+  status: optional(openEnum(PAYMENT_STATUSES)),
+  customer_phone: optional(z.string()),
+  push_count: optional(z.number()),
+});
+type _PaymentPushResult = Assert<Ties<typeof pushResultSchema, PaymentPushResult>>;
 /** Result of `payments.push`. */
-export type PaymentPushResult = z.infer<typeof PaymentPushResult>;
+export const PaymentPushResult: Schema<PaymentPushResult> = enveloped(pushResultSchema);
 
 /** A verified transaction: check `status === 'success'` before fulfilling. */
-export const VerifiedTransaction = z.preprocess(
-  unwrapEnvelope,
-  z.looseObject({
-    status: openEnum(PaymentStatus.options),
-    trx_id: z.string(),
-    amount: z.number(),
-    fee: z.number(),
-    currency: z.string(),
-    net_amount: z.number(),
-    customer: z.looseObject({ name: z.string().nullable(), email: z.string().nullable() }),
-    description: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    /** Why a failed payment failed, when the service says (e.g. `INSUFFICIENT_FUNDS`). */
-    failure_reason: z.string().nullish(),
-    /** The service's words for the failure, when it says. */
-    failure_message: z.string().nullish(),
-  }),
-);
-/** A verified transaction. */
-export type VerifiedTransaction = z.infer<typeof VerifiedTransaction>;
+export interface VerifiedTransaction {
+  /** `pending`, `success` or `failed`: fulfil only on `success`. */
+  status: PaymentStatus;
+  /** The service's transaction id. */
+  trx_id: string;
+  /** Amount in currency units. */
+  amount: number;
+  /** Fee in currency units. */
+  fee: number;
+  /** 3-letter currency code. */
+  currency: string;
+  /** Amount less the fee. */
+  net_amount: number;
+  /** The customer as you sent them. */
+  customer: { name: string | null; email: string | null };
+  /** The description you sent. */
+  description: string | null;
+  /** Creation time (ISO 8601, UTC). */
+  created_at: string;
+  /** Last change (ISO 8601, UTC). */
+  updated_at: string;
+  /** Why a failed payment failed, when the service says (e.g. `INSUFFICIENT_FUNDS`). */
+  failure_reason?: string | null | undefined;
+  /** The service's words for the failure, when it says. */
+  failure_message?: string | null | undefined;
+}
+
+const verifiedSchema = open({
+  status: openEnum(PAYMENT_STATUSES),
+  trx_id: z.string(),
+  amount: z.number(),
+  fee: z.number(),
+  currency: z.string(),
+  net_amount: z.number(),
+  customer: open({ name: z.nullable(z.string()), email: z.nullable(z.string()) }),
+  description: z.nullable(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  failure_reason: maybe(z.string()),
+  failure_message: maybe(z.string()),
+});
+type _VerifiedTransaction = Assert<Ties<typeof verifiedSchema, VerifiedTransaction>>;
+/** A verified transaction (bare or in a `{ status, data }` envelope). */
+export const VerifiedTransaction: Schema<VerifiedTransaction> = enveloped(verifiedSchema);
 
 /** Options of `payments.waitForOutcome`. */
 export interface WaitForOutcomeOptions {
   /** Give up after this many ms. Default 120 000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Ms between verify calls. Default 3 000. */
-  interval?: number;
+  interval?: number | undefined;
   /** Stops waiting. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }

@@ -1,8 +1,8 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { lenientRecord, mobileNumber, pageParams, positiveAmount, unwrapEnvelope } from '../internal/fields.js';
+import { enveloped, maybe, mobileNumber, open, openEnum, optional, pageParams, positiveAmount, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /**
@@ -69,43 +69,89 @@ function isUnsettledOutcome(body: unknown, depth = 0): boolean {
 }
 
 /** A payout id: a UUID. */
-export const PayoutId = z.guid('must be a UUID, e.g. 123e4567-e89b-12d3-a456-426614174000');
+export const PayoutId: Schema<string> = z.guid('must be a UUID, e.g. 123e4567-e89b-12d3-a456-426614174000');
 
 /** Params of `payouts.preview`. */
-export const PayoutPreviewParams = z.strictObject({ amount: positiveAmount });
+export interface PayoutPreviewParams {
+  /** Amount to pay out, in currency units (greater than 0). */
+  amount: number;
+}
 /** Params of `payouts.preview`. */
-export type PayoutPreviewParams = z.input<typeof PayoutPreviewParams>;
+export const PayoutPreviewParams: Schema<PayoutPreviewParams> = z.strictObject({ amount: positiveAmount });
 
 /** Fee preview of a payout. */
-export const PayoutPreview = z.preprocess(
-  unwrapEnvelope,
-  z.looseObject({ amount: z.number(), fee: z.number(), payable_amount: z.number() }),
-);
-/** Fee preview of a payout. */
-export type PayoutPreview = z.infer<typeof PayoutPreview>;
+export interface PayoutPreview {
+  /** The amount asked for. */
+  amount: number;
+  /** The payout fee. */
+  fee: number;
+  /** What reaches the settlement number: amount less the fee. */
+  payable_amount: number;
+  /** Wallet currency the payout is paid from, when the service says. */
+  currency?: string | null | undefined;
+}
 
-/** Params of `payouts.create`. `destination`, when given, must equal the approved settlement number. */
-export const PayoutCreateParams = z.strictObject({ amount: positiveAmount, destination: mobileNumber.optional() });
+const previewSchema = open({ amount: z.number(), fee: z.number(), payable_amount: z.number(), currency: maybe(z.string()) });
+type _PayoutPreview = Assert<Ties<typeof previewSchema, PayoutPreview>>;
+/** Fee preview of a payout (bare or in a `{ status, data }` envelope). */
+export const PayoutPreview: Schema<PayoutPreview> = enveloped(previewSchema);
+
 /** Params of `payouts.create`. */
-export type PayoutCreateParams = z.input<typeof PayoutCreateParams>;
+export interface PayoutCreateParams {
+  /** Amount to pay out, in currency units (greater than 0). */
+  amount: number;
+  /** Must equal the approved settlement number when given (international digits). */
+  destination?: string | undefined;
+}
+const createSchema = z.strictObject({ amount: positiveAmount, destination: optional(mobileNumber) });
+type _PayoutCreateParams = Assert<TiesInput<typeof createSchema, PayoutCreateParams>>;
+/** Params of `payouts.create`. `destination`, when given, must equal the approved settlement number. */
+export const PayoutCreateParams: Schema<PayoutCreateParams> = createSchema;
 
 /** Params of `payouts.list`. */
-export const PayoutListParams = z.strictObject({ ...pageParams }).optional();
+export interface PayoutListParams {
+  /** Page size, 1–100. */
+  limit?: number | undefined;
+  /** Items to skip. */
+  offset?: number | undefined;
+}
 /** Params of `payouts.list`. */
-export type PayoutListParams = z.input<typeof PayoutListParams>;
+export const PayoutListParams: Schema<PayoutListParams | undefined> = optional(z.strictObject({ ...pageParams }));
 
-// Payout records are not shown in the spec: known fields typed when present, the rest kept.
-const payoutShape = {
-  id: z.string().optional(),
-  amount: z.number().optional(),
-  fee: z.number().optional(),
-  status: z.string().optional(),
-  destination: z.string().nullish(),
-};
+/** Upstream outcome of a payout. `INPROGRESS` and `AMBIGUOUS` must never be retried as a new payout. */
+export type PayoutStatus = 'SUCCESS' | 'INPROGRESS' | 'AMBIGUOUS' | 'FAILED';
 
-const PayoutItem = z.looseObject(payoutShape);
+/** A payout record (the sandbox's shape; the spec shows none). */
+export interface Payout extends RecordTimes {
+  /** Payout id (a UUID). */
+  id: string;
+  /** Amount asked for, in currency units. */
+  amount: number;
+  /** The payout fee. */
+  fee?: number | undefined;
+  /** What reached (or will reach) the settlement number. */
+  payable_amount?: number | undefined;
+  /** Wallet currency. */
+  currency?: string | undefined;
+  /** The settlement mobile number paid. */
+  destination?: string | null | undefined;
+  /** `SUCCESS`, `FAILED`, or `INPROGRESS`/`AMBIGUOUS` (reconcile later; never pay again). */
+  status: PayoutStatus;
+}
 
-/** A payout record (lenient: fields not shown in the spec). `status` may be INPROGRESS or AMBIGUOUS. */
-export const Payout = lenientRecord(payoutShape);
-/** A payout record. */
-export type Payout = z.infer<typeof Payout>;
+const payoutSchema = open({
+  id: z.string(),
+  amount: z.number(),
+  fee: optional(z.number()),
+  payable_amount: optional(z.number()),
+  currency: optional(z.string()),
+  destination: maybe(z.string()),
+  status: openEnum(['SUCCESS', 'INPROGRESS', 'AMBIGUOUS', 'FAILED']),
+  ...recordTimes,
+});
+type _Payout = Assert<Ties<typeof payoutSchema, Payout>>;
+
+const PayoutItem = payoutSchema;
+
+/** A payout record (bare or in a `{ status, data }` envelope). `status` may be INPROGRESS or AMBIGUOUS. */
+export const Payout: Schema<Payout> = enveloped(payoutSchema);

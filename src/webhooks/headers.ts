@@ -14,13 +14,13 @@ type Value = string | readonly string[] | null | undefined;
 
 export interface BrandHeaders {
   /** Every copy of the signature header: any one may match. */
-  signature?: Value;
+  signature?: Value | undefined;
   /** The other headers as one value each (see `single`). */
-  timestamp?: string;
-  event?: string;
-  environment?: string;
+  timestamp?: string | undefined;
+  event?: string | undefined;
+  environment?: string | undefined;
   /** The first two signature header names seen, of different brands (ambiguous without `brand`). */
-  ambiguous?: string[];
+  ambiguous?: string[] | undefined;
 }
 
 // Runs on every delivery, and a request may carry any number of headers, so each step is

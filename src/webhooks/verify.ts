@@ -16,13 +16,13 @@ export interface VerifyWebhookOptions {
   /** The webhook signing secret; an array during rotation (any one may match). */
   secret: string | readonly string[];
   /** Allowed distance between the timestamp header and now, both ways, in seconds: more than 0, at most 3600. Default 300. */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** Current time in ms (as `Date.now()`); inject in tests. */
-  now?: () => number;
+  now?: () => number | undefined;
   /** When set, X-Environment must equal it. */
-  environment?: 'sandbox' | 'production';
+  environment?: 'sandbox' | 'production' | undefined;
   /** Pins the brand of `X-<Brand>-Signature` etc.; found by suffix when omitted. */
-  brand?: string;
+  brand?: string | undefined;
 }
 
 /** `verifyWebhook(request, secret, options)` options (everything but payload, headers, secret). */

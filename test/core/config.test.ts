@@ -253,7 +253,7 @@ describe('environment variable defaults', () => {
 
 describe('per-call options', () => {
   test.each([0, -5, 1.5, Number.NaN])('invalid timeout %s → InvalidParamsError, nothing sent', async (timeout) => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     const { client } = setup();
     const error = await rejection(client.balance.retrieve({ timeout }));
     expect(error).toBeInstanceOf(InvalidParamsError);
@@ -262,7 +262,7 @@ describe('per-call options', () => {
   });
 
   test('invalid maxRetries → InvalidParamsError, nothing sent', async () => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     const { client } = setup();
     const error = await rejection(client.balance.retrieve({ maxRetries: -1 }));
     expect(error).toBeInstanceOf(InvalidParamsError);
@@ -336,7 +336,7 @@ describe('headers on the wire', () => {
   });
 
   test('the production environment is sent as X-Environment: production', async () => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     const counted: string[] = [];
     const client = new PaymentsClient({
       ...production,
@@ -344,7 +344,7 @@ describe('headers on the wire', () => {
       fetch: async (input, init) => {
         const request = new Request(input, init);
         counted.push(request.headers.get('x-environment') ?? '');
-        return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+        return new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });
       },
     });
     await client.balance.retrieve();
@@ -352,7 +352,7 @@ describe('headers on the wire', () => {
   });
 
   test('defaultHeaders and options.headers arrive; the call header wins on a clash', async () => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     const { client } = setup({ defaultHeaders: { 'X-Trace-Id': 'trace-1', 'X-Tenant': 'default' } });
     await client.balance.retrieve({ headers: { 'X-Request-Tag': 'tag-7', 'X-Tenant': 'per-call' } });
     const h = api.seen[0]!.headers;

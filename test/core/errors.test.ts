@@ -117,8 +117,9 @@ describe('error fields', () => {
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.status).toBe(422);
     expect(error.label).toBe('Validation failed');
-    expect(error.message).toContain('Validation failed');
-    expect(error.message).toContain('The given data was invalid.');
+    expect(error.message).toBe(
+      '422 Validation failed: currency_code: The currency code must be 3 characters.; ref_trx: The ref trx has already been taken.',
+    );
     expect(error.errors).toEqual({
       currency_code: ['The currency code must be 3 characters.'],
       ref_trx: ['The ref trx has already been taken.', 'Second.'],
@@ -126,6 +127,86 @@ describe('error fields', () => {
     expect(error.body).toEqual(body);
     expect(error.headers).toBeInstanceOf(Headers);
     expect(error.headers.get('x-request-id')).toBe('req_123');
+  });
+
+  test('422 with one failing field: the message names it with its first message, the map keeps all', async () => {
+    api.on('post', '/api/v1/payments', {
+      status: 422,
+      body: { error: 'Validation failed', message: 'The given data was invalid.', errors: { ipn_url: ['The ipn url field is required.', 'Second.'] } },
+    });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.message).toBe('422 Validation failed: ipn_url: The ipn url field is required.');
+    expect(error.errors).toEqual({ ipn_url: ['The ipn url field is required.', 'Second.'] });
+    expect((error.body as { message: string }).message).toBe('The given data was invalid.');
+  });
+
+  test('three failing fields are all named, on one line', async () => {
+    const errors = {
+      ipn_url: ['The ipn url field is required.'],
+      currency_code: ['The currency code must be 3 characters.'],
+      ref_trx: ['The ref trx has already been taken.'],
+    };
+    api.on('post', '/api/v1/payments', { status: 422, body: { error: 'Validation failed', message: 'The given data was invalid.', errors } });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error.message).toBe(
+      '422 Validation failed: ipn_url: The ipn url field is required.; currency_code: The currency code must be 3 characters.; ' +
+        'ref_trx: The ref trx has already been taken.',
+    );
+    expect(error.errors).toEqual(errors);
+  });
+
+  test('more than three failing fields: the first two are named, then how many more', async () => {
+    const errors = {
+      ipn_url: ['The ipn url field is required.'],
+      currency_code: ['The currency code must be 3 characters.'],
+      ref_trx: ['The ref trx has already been taken.'],
+      payment_amount: ['The payment amount must be at least 1.'],
+    };
+    api.on('post', '/api/v1/payments', { status: 400, body: { error: 'Validation failed', message: 'The given data was invalid.', errors } });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.message).toBe(
+      '400 Validation failed: ipn_url: The ipn url field is required.; currency_code: The currency code must be 3 characters.; and 2 more',
+    );
+    expect(Object.keys(error.errors!)).toEqual(['ipn_url', 'currency_code', 'ref_trx', 'payment_amount']);
+  });
+
+  test('field messages are flattened to one line, shortened, and keep no phone number', async () => {
+    const errors = {
+      customer_phone: ['The customer phone +255 712 345 678 must be 10 - 15 digits.'],
+      'customer.phone': ['Number 0712345678 is not valid.'],
+      description: [`Too long:\n${'x'.repeat(500)}`],
+    };
+    api.on('post', '/api/v1/payments', { status: 422, body: { error: 'Validation failed', message: 'The given data was invalid.', errors } });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error.message).not.toMatch(/[\r\n]/);
+    expect(error.message).toContain('customer_phone: The customer phone [redacted] must be 10 - 15 digits.');
+    expect(error.message).toContain('customer.phone: Number [redacted] is not valid.');
+    expect(error.message).not.toMatch(/712|345678/);
+    expect(error.message).toContain('description: Too long: xxx');
+    expect(error.message.length).toBeLessThan(400);
+    expect(error.message.endsWith('…')).toBe(true);
+    // The map itself is the server's, untouched.
+    expect(error.errors).toEqual(errors);
+  });
+
+  test.each([
+    ['no errors map', { error: 'Validation failed', message: 'The given data was invalid.' }],
+    ['an empty errors map', { error: 'Validation failed', message: 'The given data was invalid.', errors: {} }],
+    ['errors that is not a map', { error: 'Validation failed', message: 'The given data was invalid.', errors: ['x'] }],
+  ])('422 with %s keeps the label and server message', async (_what, body) => {
+    api.on('post', '/api/v1/payments', { status: 422, body });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.message).toBe('422 Validation failed: The given data was invalid.');
+  });
+
+  test('a label the spec does not list is kept as sent', async () => {
+    api.on('post', '/api/v1/payments', { status: 422, body: { error: 'Idempotency key reuse', message: 'Another body used this key.' } });
+    const error = await rejection(client().payments.create(createParams));
+    expect(error.label).toBe('Idempotency key reuse');
+    expect(error.message).toBe('422 Idempotency key reuse: Another body used this key.');
   });
 
   test.each([

@@ -159,7 +159,7 @@ describe('GET (safe) retries', () => {
   });
 
   test('a GET carries no Idempotency-Key', async () => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     await settle(client().balance.retrieve());
     expect(api.seen[0]!.headers['idempotency-key']).toBeUndefined();
   });
@@ -170,7 +170,7 @@ describe('Retry-After', () => {
     api.sequence('get', '/api/v1/balance', [
       { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': '3' } },
       { status: 503, headers: { 'Retry-After': '7' } },
-      { body: {} },
+      { body: [] },
     ]);
     await settle(client().balance.retrieve());
     expect(api.seen).toHaveLength(3);
@@ -181,14 +181,14 @@ describe('Retry-After', () => {
     const at = new Date(Date.now() + 5000).toUTCString();
     api.sequence('get', '/api/v1/balance', [
       { status: 429, body: { error: 'Too Many Requests' }, headers: { 'Retry-After': at } },
-      { body: {} },
+      { body: [] },
     ]);
     await settle(client().balance.retrieve());
     expect(gaps(api.seen)).toEqual([5000]);
   });
 
   test('exactly 60 s is still waited out', async () => {
-    api.sequence('get', '/api/v1/balance', [{ status: 429, headers: { 'Retry-After': '60' } }, { body: {} }]);
+    api.sequence('get', '/api/v1/balance', [{ status: 429, headers: { 'Retry-After': '60' } }, { body: [] }]);
     await settle(client().balance.retrieve());
     expect(gaps(api.seen)).toEqual([60_000]);
   });
@@ -223,7 +223,7 @@ describe('Retry-After', () => {
     ['RateLimit-Reset seconds', { 'RateLimit-Reset': '120' }, 120],
     ['X-RateLimit-Reset as an epoch time', { 'X-RateLimit-Reset': String(START / 1000 + 90) }, 90],
   ])('more than 60 s as %s is not waited out either', async (_, headers, seconds) => {
-    api.sequence('get', '/api/v1/balance', [{ status: 429, body: { error: 'Too Many Requests' }, headers }, { body: {} }]);
+    api.sequence('get', '/api/v1/balance', [{ status: 429, body: { error: 'Too Many Requests' }, headers }, { body: [] }]);
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfter).toBe(seconds);
@@ -241,7 +241,7 @@ describe('Retry-After', () => {
   // Regression: these used to go through Date.parse, which reads "-5" as May 2001 (a past
   // date), so the retry came at once (0 ms). They are no hint: the normal backoff applies.
   test.each(['-5', '-1', '1,2'])('a Retry-After of %j on a 503 is no hint: normal backoff (437.5 ms), not ~0', async (value) => {
-    api.sequence('get', '/api/v1/balance', [{ status: 503, headers: { 'Retry-After': value } }, { body: {} }]);
+    api.sequence('get', '/api/v1/balance', [{ status: 503, headers: { 'Retry-After': value } }, { body: [] }]);
     await settle(client().balance.retrieve());
     expect(api.seen).toHaveLength(2);
     expect(gaps(api.seen)).toEqual([BACKOFF[0]]);
@@ -258,7 +258,7 @@ describe('Retry-After', () => {
 
   // Regression: retry-after-ms used to win over the backoff; it is no longer read.
   test('retry-after-ms is not read: normal backoff', async () => {
-    api.sequence('get', '/api/v1/balance', [{ status: 503, headers: { 'retry-after-ms': '10' } }, { body: {} }]);
+    api.sequence('get', '/api/v1/balance', [{ status: 503, headers: { 'retry-after-ms': '10' } }, { body: [] }]);
     await settle(client().balance.retrieve());
     expect(gaps(api.seen)).toEqual([BACKOFF[0]]);
   });
@@ -280,13 +280,13 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
         }),
       { payment_url: 'https://checkout.payments.test/s/abc', info: fixtures.sessionInfo },
     ],
-    ['payouts.create', '/api/v1/payouts', (c) => c.payouts.create({ amount: 100 }), { id: '123e4567-e89b-12d3-a456-426614174000', status: 'SUCCESS' }],
-    ['billing.plans.create', '/api/v1/billing/plans', (c) => c.billing.plans.create({ plan_code: 'gold' }), { plan_code: 'gold' }],
+    ['payouts.create', '/api/v1/payouts', (c) => c.payouts.create({ amount: 100 }), { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'SUCCESS' }],
+    ['billing.plans.create', '/api/v1/billing/plans', (c) => c.billing.plans.create({ plan_code: 'gold', name: 'Gold', amount: 10 }), { plan_code: 'gold', amount: 10, currency: 'TZS', interval: 'month' }],
     [
       'billing.subscriptions.create',
       '/api/v1/billing/subscriptions',
       (c) => c.billing.subscriptions.create({ plan_code: 'gold', customer_phone: '255712345678', terms_shown: 'TZS 10,000 monthly' }),
-      { id: 'sub_1', status: 'active' },
+      { id: 'sub_1', plan_code: 'gold', status: 'active' },
     ],
   ];
 
@@ -545,7 +545,7 @@ describe('timeouts (virtual time)', () => {
 
 describe('AbortSignal', () => {
   test('an already aborted signal: APIUserAbortError, nothing sent', async () => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     const controller = new AbortController();
     controller.abort(new Error('user gave up'));
     const error = await rejection(client().balance.retrieve({ signal: controller.signal }));
@@ -556,7 +556,7 @@ describe('AbortSignal', () => {
   // Regression: ky calls fetch even with an already aborted signal (fetch then rejects
   // without sending); that is not an attempt.
   test('an already aborted signal reports attempts 0', async () => {
-    api.on('get', '/api/v1/balance', { body: {} });
+    api.on('get', '/api/v1/balance', { body: [] });
     const controller = new AbortController();
     controller.abort(new Error('user gave up'));
     const error = await rejection(client().balance.retrieve({ signal: controller.signal }));

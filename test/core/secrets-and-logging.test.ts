@@ -222,8 +222,8 @@ describe('logging', () => {
   async function busySession(client: PaymentsClient) {
     api.sequence('post', '/api/v1/payments', [{ status: 503, headers: { 'Retry-After': '1' } }, { body: createBody }]);
     api.on('post', '/api/v1/payments/:id/push', { body: { trx_id: 'TRX123456', status: 'pending' } });
-    api.on('post', '/api/v1/payouts', { body: { id: '123e4567-e89b-12d3-a456-426614174000', status: 'INPROGRESS' } });
-    api.on('post', '/api/v1/billing/subscriptions', { body: { id: 'sub_1' } });
+    api.on('post', '/api/v1/payouts', { body: { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'INPROGRESS' } });
+    api.on('post', '/api/v1/billing/subscriptions', { body: { id: 'sub_1', plan_code: 'gold', status: 'pending' } });
     api.on('get', '/api/v1/balance', { status: 404, body: { error: 'Not Found', message: 'No such route' } });
 
     await settle(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE }));

@@ -105,7 +105,7 @@ describe('odd answers from a real server', () => {
     api.answer(json(200, { ...createBody, data: { ...fixtures.payment, status: 'processing', risk_score: 3 } }));
     const payment = await client().payments.create(createParams);
     expect(payment.status).toBe('processing');
-    expect((payment as Record<string, unknown>).risk_score).toBe(3);
+    expect((payment as unknown as Record<string, unknown>).risk_score).toBe(3);
   });
 
   test('push answered 204 with no body resolves (the phone rang: no retry)', async () => {

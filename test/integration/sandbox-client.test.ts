@@ -394,13 +394,23 @@ describe('errors: each spec label reaches its class', () => {
     expect(sandbox.mock.state.requests).toHaveLength(before);
   });
 
-  it('Validation failed: the server’s 422 map reaches UnprocessableEntityError.errors (a status the client accepts)', async () => {
-    // The client takes any non-empty status string (the spec types it as a string); the
-    // service allows pending/success/failed only.
-    const error = await failure(client.payments.list({ status: 'refunded' }));
+  it('Validation failed: the server’s 422 map reaches UnprocessableEntityError.errors, and the message names the field', async () => {
+    // Well-formed for the client; only the service knows the plan does not exist.
+    const error = await failure(
+      client.billing.subscriptions.create({ plan_code: 'no-such-plan', customer_phone: '255712345678', terms_shown: 'TZS 10,000 monthly' }),
+    );
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error).toMatchObject({ status: 422, label: 'Validation failed' });
-    expect((error as UnprocessableEntityError).errors).toEqual({ status: [expect.stringMatching(/status is invalid/)] });
+    expect((error as UnprocessableEntityError).errors).toEqual({ plan_code: [expect.stringMatching(/plan code is invalid/)] });
+    expect((error as Error).message).toMatch(/Validation failed: plan_code: The selected plan code is invalid\./);
+  });
+
+  it('a list status the service does not know is refused before sending (the type is a union)', async () => {
+    const before = sandbox.mock.state.requests.length;
+    const error = await failure(client.payments.list({ status: 'refunded' as never }));
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(Object.keys((error as InvalidParamsError).errors)).toEqual(['status']);
+    expect(sandbox.mock.state.requests).toHaveLength(before);
   });
 
   it('NotFoundError for an unknown trx id (verify and retrieve)', async () => {

@@ -53,7 +53,7 @@ function verify(req: IncomingMessage, target: string, rawBody: string): { signat
 function defaultReply(req: Seen, route: string): Reply {
   if (req.method === 'GET' && route === '/api/v1/payments') {
     // Echo the filters as the server parsed them, so the test sees them round-trip.
-    const item = { trx_id: 'TRX123456', merchant_ref: req.query.get('merchant_ref') ?? 'order-1001', status: req.query.get('status') ?? 'pending' };
+    const item = { trx_id: 'TRX123456', merchant_ref: req.query.get('merchant_ref') ?? 'order-1001', amount: 25, currency: 'USD', status: req.query.get('status') ?? 'pending' };
     return { body: { data: [item], total: 1 } };
   }
   const one = /^\/api\/v1\/payments\/([^/]+)$/.exec(route);
@@ -159,12 +159,12 @@ function expectVerified(requests: Seen[]): void {
 }
 
 const AWKWARD_REF = 'agizo/ä ö&x=1?y #z+';
-const AWKWARD_STATUS = 'a b+c=d/e?f&g#h%20 é☕';
 const AWKWARD_TRX = 'TRX/2026 Zoë ☕?#%&+';
 
 describe('every request verifies with the server\'s own HMAC over the raw request-target and body', () => {
   test('payments.list: query values with & / ? space = + # % and non-ASCII round-trip exactly', async () => {
-    const page = await client().payments.list({ merchant_ref: AWKWARD_REF, status: AWKWARD_STATUS, limit: 10, offset: 20 });
+    // status is a closed union now: the awkward characters ride in merchant_ref alone.
+    const page = await client().payments.list({ merchant_ref: AWKWARD_REF, status: 'success', limit: 10, offset: 20 });
     expect(seen).toHaveLength(1);
     expectVerified(seen);
     const [req] = seen;
@@ -172,12 +172,12 @@ describe('every request verifies with the server\'s own HMAC over the raw reques
     expect(req!.path).toBe('/api/v1/payments');
     expect(req!.rawBody).toBe('');
     expect(req!.query.get('merchant_ref')).toBe(AWKWARD_REF);
-    expect(req!.query.get('status')).toBe(AWKWARD_STATUS);
+    expect(req!.query.get('status')).toBe('success');
     expect(req!.query.get('limit')).toBe('10');
     expect(req!.query.get('offset')).toBe('20');
     expect([...req!.query.keys()].sort()).toEqual(['limit', 'merchant_ref', 'offset', 'status']);
     // The values came back through the server's parse, so the client sent them intact.
-    expect(page.data[0]).toMatchObject({ merchant_ref: AWKWARD_REF, status: AWKWARD_STATUS });
+    expect(page.data[0]).toMatchObject({ merchant_ref: AWKWARD_REF, status: 'success' });
   });
 
   test('payments.retrieve: a trx id with / space ? # % and non-ASCII is one encoded path segment', async () => {

@@ -8,8 +8,8 @@ import { useFakeApi } from '../support/harness.js';
 const { api, setup } = useFakeApi();
 
 const wallets = [
-  { currency: 'USD', available: 120.5 },
-  { currency: 'TZS', available: 250000 },
+  { currency: 'USD', balance: 120.5 },
+  { currency: 'TZS', balance: 250000 },
 ];
 
 describe('balance.retrieve', () => {
@@ -22,15 +22,18 @@ describe('balance.retrieve', () => {
     expectPlainJson(balance);
   });
 
-  test('unwraps { status, data: {...} }', async () => {
-    const data = { USD: 120.5, TZS: 250000 };
-    api.on('get', '/api/v1/balance', { body: { status: 'success', data } });
-    const { client } = setup();
-    expect(await client.balance.retrieve()).toStrictEqual(data);
+  test('a balance that is not a list of wallets is a ResponseValidationError with the raw body', async () => {
+    for (const data of [{ USD: 120.5, TZS: 250000 }, [{ currency: 'USD' }]]) {
+      api.on('get', '/api/v1/balance', { body: { status: 'success', data } });
+      const { client } = setup();
+      const error = await rejection(client.balance.retrieve());
+      expect(error).toBeInstanceOf(ResponseValidationError);
+      expect((error as ResponseValidationError).body).toBe(JSON.stringify({ status: 'success', data }));
+    }
   });
 
-  test('accepts a bare object, kept as it is', async () => {
-    const body = { balances: wallets, updated_at: '2026-11-22T12:00:00Z' };
+  test('fields a wallet has beyond currency and balance are kept', async () => {
+    const body = [{ currency: 'USD', balance: 120.5, pending: 3 }];
     api.on('get', '/api/v1/balance', { body });
     const { client } = setup();
     const balance = await client.balance.retrieve();

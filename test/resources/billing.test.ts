@@ -7,37 +7,52 @@ import { liveRoute, productionClient, useFakeApi } from '../support/harness.js';
 
 const { api, setup } = useFakeApi();
 
-const plan = { plan_code: 'gold-monthly', name: 'Gold', amount: 10000, currency_code: 'TZS', interval: 'month' };
+const plan = { plan_code: 'gold-monthly', name: 'Gold', amount: 10000, currency: 'TZS', interval: 'month' } as const;
+// The plan as the service answers it (the sandbox's shape).
+const planRecord = { ...plan, description: null, interval_count: 1, status: 'active', environment: 'sandbox', created_at: '2026-11-22T12:00:00Z' };
 const terms = 'TZS 10,000 charged monthly by USSD push until you cancel. Reply STOP to cancel.';
 const subscriptionParams = { plan_code: 'gold-monthly', customer_phone: '255712345678', terms_shown: terms };
 const subscription = { id: 'sub_01HX', plan_code: 'gold-monthly', status: 'pending_first_charge', customer_phone: '255712345678' };
 
 describe('billing.plans.create', () => {
-  test('POSTs the plan body as given to /api/v1/billing/plans with a generated Idempotency-Key', async () => {
-    api.on('post', '/api/v1/billing/plans', { body: { status: 'success', data: { ...plan, id: 'plan_1' } } });
+  test('POSTs the plan params to /api/v1/billing/plans with a generated Idempotency-Key', async () => {
+    api.on('post', '/api/v1/billing/plans', { body: { status: 'success', data: planRecord } });
     const { client } = setup();
     const result = await client.billing.plans.create(plan);
     const req = api.seen[0]!;
     expect(api.seen).toHaveLength(1);
     expect(req.method).toBe('POST');
     expect(req.pathWithQuery).toBe('/api/v1/billing/plans');
-    expect(req.rawBody).toBe(JSON.stringify(plan));
+    expect(JSON.parse(req.rawBody)).toStrictEqual(plan);
     expect(req.signatureValid).toBe(true);
     expect(req.headers['idempotency-key']).toMatch(UUID);
-    expect(result).toStrictEqual({ ...plan, id: 'plan_1' });
+    expect(result).toStrictEqual(planRecord);
     expectPlainJson(result);
   });
 
-  test('accepts a bare plan object; .withResponse() gives the status', async () => {
-    api.on('post', '/api/v1/billing/plans', { status: 201, body: { plan_code: 'gold-monthly', trial_days: 0 } });
+  test('accepts a bare plan object, unknown fields kept; .withResponse() gives the status', async () => {
+    const body = { plan_code: 'gold-monthly', amount: 10000, currency: 'TZS', interval: 'month', trial_days: 0 };
+    api.on('post', '/api/v1/billing/plans', { status: 201, body });
     const { client } = setup();
-    const { data, response } = await client.billing.plans.create({ plan_code: 'gold-monthly' }).withResponse();
+    const { data, response } = await client.billing.plans.create({ name: 'Gold', amount: 10000 }).withResponse();
     expect(response.status).toBe(201);
-    expect(data).toStrictEqual({ plan_code: 'gold-monthly', trial_days: 0 });
+    expect(data).toStrictEqual(body);
+  });
+
+  test('the fields the service requires are checked before sending: name, amount, and no unknown field', async () => {
+    api.on('post', '/api/v1/billing/plans', { body: planRecord });
+    const { client } = setup();
+    const missing = await invalidParams(client.billing.plans.create({ plan_code: 'gold' } as never));
+    expect(Object.keys(missing.errors).sort()).toEqual(['amount', 'name']);
+    const unknown = await invalidParams(client.billing.plans.create({ ...plan, currency_code: 'TZS' } as never));
+    expect(unknown.errors).toEqual({ currency_code: ['is not a known field (check the spelling)'] });
+    const wrong = await invalidParams(client.billing.plans.create({ ...plan, interval: 'fortnight', interval_count: 400 } as never));
+    expect(Object.keys(wrong.errors).sort()).toEqual(['interval', 'interval_count']);
+    expect(api.seen).toHaveLength(0);
   });
 
   test("sends the caller's idempotencyKey; 64 characters accepted, 65 refused", async () => {
-    api.on('post', '/api/v1/billing/plans', { body: plan });
+    api.on('post', '/api/v1/billing/plans', { body: planRecord });
     const { client } = setup();
     await client.billing.plans.create(plan, { idempotencyKey: 'plan-gold-v1' });
     await client.billing.plans.create(plan, { idempotencyKey: 'x'.repeat(64) });
@@ -48,10 +63,10 @@ describe('billing.plans.create', () => {
   });
 
   test('a retry (500, then 200) reuses the Idempotency-Key', async () => {
-    api.sequence('post', '/api/v1/billing/plans', [{ status: 500, body: { error: 'Server Error' } }, { body: plan }]);
+    api.sequence('post', '/api/v1/billing/plans', [{ status: 500, body: { error: 'Server Error' } }, { body: planRecord }]);
     const { client } = setup();
     // The backoff wait runs on the harness's fake timers: settle() lets it pass.
-    expect(await settle(client.billing.plans.create(plan))).toStrictEqual(plan);
+    expect(await settle(client.billing.plans.create(plan))).toStrictEqual(planRecord);
     expect(api.seen).toHaveLength(2);
     expect(api.seen[1]!.headers['idempotency-key']).toBe(api.seen[0]!.headers['idempotency-key']);
     expect(gaps(api.seen)).toEqual([437]);
@@ -196,8 +211,8 @@ describe('billing.subscriptions.create', () => {
 
 describe('billing.invoices.list', () => {
   const invoices = [
-    { id: 'inv_1', subscription: 'sub_01HX', status: 'paid', amount: 10000 },
-    { id: 'inv_2', subscription: 'sub_01HX', status: 'open', amount: 10000 },
+    { id: 'inv_1', subscription: 'sub_01HX', status: 'paid', amount: 10000, currency: 'TZS' },
+    { id: 'inv_2', subscription: 'sub_01HX', status: 'open', amount: 10000, currency: 'TZS' },
   ];
   beforeEach(() => api.on('get', '/api/v1/billing/invoices', { body: { data: invoices } }));
 

@@ -488,7 +488,7 @@ describe('payments.retrieve', () => {
   });
 
   test('percent-encodes the id in the path and signs the encoded path', async () => {
-    api.on('get', '/api/v1/payments/:id', { body: { trx_id: 'a/b c', status: 'pending' } });
+    api.on('get', '/api/v1/payments/:id', { body: { trx_id: 'a/b c', amount: 25, currency: 'USD', status: 'pending' } });
     const { client } = setup();
     await client.payments.retrieve('a/b c?x');
     expect(api.seen[0]!.pathWithQuery).toBe('/api/v1/payments/a%2Fb%20c%3Fx');
@@ -496,7 +496,7 @@ describe('payments.retrieve', () => {
   });
 
   test('unwraps a { status, data } envelope; extra fields kept', async () => {
-    const record = { trx_id: 'TRX123456', merchant_ref: 'order-1001', status: 'failed', reason: 'declined' };
+    const record = { trx_id: 'TRX123456', merchant_ref: 'order-1001', amount: 25, currency: 'USD', status: 'failed', reason: 'declined' };
     api.on('get', '/api/v1/payments/:id', { body: { status: 'success', data: record } });
     const { client } = setup();
     const { data, response } = await client.payments.retrieve('TRX123456').withResponse();
@@ -915,7 +915,7 @@ describe('regressions', () => {
     const failedBody = { ...fixtures.verified, status: 'failed' };
     api.on('get', '/api/v1/verify-payment/:id', { body: failedBody });
     api.on('get', '/api/v1/payments/:id', {
-      body: { trx_id: 'TRX123456', status: 'failed', failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'The customer has insufficient funds.' },
+      body: { trx_id: 'TRX123456', amount: 25, currency: 'USD', status: 'failed', failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'The customer has insufficient funds.' },
     });
     const { client } = setup();
     const outcome = await settle(client.payments.waitForOutcome('TRX123456'));

@@ -1,7 +1,7 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import { APIResource } from '../../core/resource.js';
-import { httpUrl, lenientRecord, tanzanianMobileNumber } from '../../internal/fields.js';
+import { enveloped, httpUrl, maybe, open, openEnum, optional, tanzanianMobileNumber, text, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
 
 /** Subscriptions, created with the customer's recorded consent. */
@@ -19,18 +19,71 @@ export class Subscriptions extends APIResource {
 }
 
 /** Params of `billing.subscriptions.create`. */
-export const SubscriptionCreateParams = z.strictObject({
-  plan_code: z.string().min(1, 'must not be empty'),
-  customer_phone: tanzanianMobileNumber,
-  /** The exact recurring billing terms shown to the customer. */
-  // Checked, never rewritten: the consent record must hold the terms exactly as shown.
-  terms_shown: z.string().refine((terms) => terms.trim().length > 0, 'must be the exact terms shown to the customer'),
-  webhook_url: httpUrl.optional(),
-});
-/** Params of `billing.subscriptions.create`. */
-export type SubscriptionCreateParams = z.input<typeof SubscriptionCreateParams>;
+export interface SubscriptionCreateParams {
+  /** The plan to subscribe to (from `plans.create`). */
+  plan_code: string;
+  /** Tanzanian mobile number that approves each charge, e.g. `255712345678`. */
+  customer_phone: string;
+  /** The exact recurring billing terms shown to the customer (recorded as consent). */
+  terms_shown: string;
+  /** Override of your webhook endpoint for subscription and invoice events. */
+  webhook_url?: string | undefined;
+}
 
-/** A subscription (lenient: fields not shown in the spec; ids carry the prefix sub_). */
-export const Subscription = lenientRecord({ id: z.string().optional(), plan_code: z.string().optional(), status: z.string().optional() });
-/** A subscription. */
-export type Subscription = z.infer<typeof Subscription>;
+const createSchema = z.strictObject({
+  plan_code: text(64, 1),
+  customer_phone: tanzanianMobileNumber,
+  // Checked, never rewritten: the consent record must hold the terms exactly as shown.
+  terms_shown: z.string().check(z.refine((terms) => terms.trim().length > 0, 'must be the exact terms shown to the customer')),
+  webhook_url: optional(httpUrl),
+});
+type _SubscriptionCreateParams = Assert<TiesInput<typeof createSchema, SubscriptionCreateParams>>;
+/** Params of `billing.subscriptions.create`. */
+export const SubscriptionCreateParams: Schema<SubscriptionCreateParams> = createSchema;
+
+/** Subscription state: `pending` until the first invoice is paid, then `active`; `past_due` after a failed charge; `suspended`. */
+export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'suspended';
+
+/** A subscription (the sandbox's shape; the spec shows none). */
+export interface Subscription extends RecordTimes {
+  /** Subscription id, `sub_…`. */
+  id: string;
+  /** The plan subscribed to. */
+  plan_code: string;
+  /** `pending`, `active`, `past_due` or `suspended`. */
+  status: SubscriptionStatus;
+  /** The number each charge is pushed to. */
+  customer_phone?: string | undefined;
+  /** Webhook override, if any. */
+  webhook_url?: string | null | undefined;
+  /** The consent record: the terms as shown, when and from where they were accepted. */
+  consent?: { terms_shown: string; accepted_at: string; ip_address?: string | undefined } | undefined;
+  /** Amount per period in currency units. */
+  amount?: number | undefined;
+  /** 3-letter currency code. */
+  currency?: string | undefined;
+  /** Start of the current period (ISO 8601), once paid. */
+  current_period_start?: string | null | undefined;
+  /** End of the current period (ISO 8601), once paid. */
+  current_period_end?: string | null | undefined;
+  /** Id of the latest invoice, if any. */
+  latest_invoice?: string | null | undefined;
+}
+
+const subscriptionSchema = open({
+  id: z.string(),
+  plan_code: z.string(),
+  status: openEnum(['pending', 'active', 'past_due', 'suspended']),
+  customer_phone: optional(z.string()),
+  webhook_url: maybe(z.string()),
+  consent: optional(open({ terms_shown: z.string(), accepted_at: z.string(), ip_address: optional(z.string()) })),
+  amount: optional(z.number()),
+  currency: optional(z.string()),
+  current_period_start: maybe(z.string()),
+  current_period_end: maybe(z.string()),
+  latest_invoice: maybe(z.string()),
+  ...recordTimes,
+});
+type _Subscription = Assert<Ties<typeof subscriptionSchema, Subscription>>;
+/** A subscription (bare or in a `{ status, data }` envelope). */
+export const Subscription: Schema<Subscription> = enveloped(subscriptionSchema);

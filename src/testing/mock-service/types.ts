@@ -121,6 +121,7 @@ export interface MockDeliveryAttempt {
 export interface MockServer {
   /** e.g. `http://127.0.0.1:4010` */
   url: string;
+  /** Stops the server: open connections are closed and the port is freed. */
   close(): Promise<void>;
 }
 

@@ -1,0 +1,79 @@
+// A merchant's file, compiled under strict + exactOptionalPropertyTypes by types.test.ts:
+// every `@ts-expect-error` below must be an error (an unused one fails the compile), and
+// every other line must compile.
+import {
+  PaymentsClient,
+  type BalanceResult,
+  type Payment,
+  type PaymentListParams,
+  type PaymentStatus,
+  type Payout,
+  type VerifiedTransaction,
+  type Wallet,
+} from 'business-payments';
+import { verifyWebhook } from 'business-payments/webhooks';
+
+declare const env: Record<string, string | undefined>;
+declare function expectType<T>(value: T): void;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+declare function assertTrue<T extends true>(): void;
+
+// Options accept undefined for every optional field (process.env values, optional props).
+const client = new PaymentsClient({
+  environment: env.ENV === 'production' ? 'production' : 'sandbox',
+  merchantKey: env.KEY,
+  apiKey: env.API_KEY,
+  apiSecret: env.SECRET,
+  baseUrl: env.BASE_URL,
+  timeout: undefined,
+  maxRetries: undefined,
+  fetch: undefined,
+  logger: undefined,
+  logLevel: undefined,
+  defaultHeaders: undefined,
+  dangerouslyAllowBrowser: undefined,
+});
+
+export async function run(): Promise<void> {
+  const payment = await client.payments.create(
+    { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1', description: undefined, ipn_url: env.IPN },
+    { idempotencyKey: undefined, timeout: undefined, signal: undefined, headers: undefined, maxRetries: undefined },
+  );
+  expectType<string>(payment.trx_id);
+  expectType<PaymentStatus>(payment.status);
+  assertTrue<Equal<typeof payment, Payment>>();
+  // @ts-expect-error a misspelt field is a compile error (no index signature)
+  void payment.stauts;
+
+  const verified: VerifiedTransaction = await client.payments.verify(payment.trx_id);
+  if (verified.status === 'success') expectType<number>(verified.amount);
+  // @ts-expect-error a wrong enum literal is a compile error
+  if (verified.status === 'succeeded') void 0;
+
+  // Ids are plain strings, never optional.
+  const payout: Payout = await client.payouts.create({ amount: 100, destination: undefined });
+  expectType<string>(payout.id);
+  // @ts-expect-error INPROGRES is not a payout status
+  if (payout.status === 'INPROGRES') void 0;
+  const plan = await client.billing.plans.create({ name: 'Gold', amount: 10, interval: 'month', currency: undefined });
+  expectType<string>(plan.plan_code);
+  // @ts-expect-error plans.create needs a name and an amount
+  await client.billing.plans.create({ plan_code: 'gold' });
+  const subscription = await client.billing.subscriptions.create({ plan_code: plan.plan_code, customer_phone: '255712345678', terms_shown: 'TZS 10 monthly' });
+  expectType<string>(subscription.id);
+  for await (const invoice of client.billing.invoices.list({ subscription: subscription.id })) expectType<string>(invoice.id);
+
+  // Balance is iterable: a list of wallets.
+  const balance: BalanceResult = await client.balance.retrieve();
+  for (const wallet of balance) expectType<Wallet>(wallet);
+  expectType<number>(balance[0]!.balance);
+
+  // List status is a union; limit a number.
+  const params: PaymentListParams = { status: 'pending', limit: 50, merchant_ref: undefined };
+  // @ts-expect-error 'paid' is not a payment status
+  await client.payments.list({ status: 'paid' });
+  for await (const item of client.payments.list(params)) expectType<PaymentStatus>(item.status);
+
+  const event = await verifyWebhook({ payload: '', headers: {}, secret: env.SECRET ?? '', toleranceSeconds: undefined });
+  if (event.type === 'payment.completed') expectType<string>(event.id);
+}
