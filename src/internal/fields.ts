@@ -38,9 +38,14 @@ export const pathId = z.string().check(
  * An enum closed for the compiler and open at run time: a value newer than this SDK (a new
  * status) passes through as it came instead of failing the call.
  */
-export function openEnum<const T extends readonly string[]>(_values: T): z.ZodMiniType<T[number]> {
-  return z.string() as unknown as z.ZodMiniType<T[number]>;
+export function openEnum<const T extends readonly string[]>(values: T): z.ZodMiniType<T[number]> {
+  const schema = z.string();
+  KNOWN_VALUES.set(schema, values);
+  return schema as unknown as z.ZodMiniType<T[number]>;
 }
+
+/** @internal The values each open enum knows, for the drift check's JSON Schema. */
+export const KNOWN_VALUES = new WeakMap<object, readonly string[]>();
 
 /** A positive, finite amount in currency units. */
 export const positiveAmount = z.number().check(z.gt(0, 'must be greater than 0'));

@@ -89,7 +89,7 @@ export class Payments extends APIResource {
    * if (outcome.status === 'success') fulfil(outcome);
    * ```
    */
-  async waitForOutcome(trxId: string, options: WaitForOutcomeOptions = {}): Promise<VerifiedTransaction> {
+  async waitForOutcome(trxId: string, options: WaitForOutcomeOptions = {}): Promise<PaymentOutcome> {
     const { timeout = 120_000, interval = 3_000, signal } = options;
     const errors: Record<string, string[]> = {};
     // A timer cannot hold more than 2^31 - 1 ms (a longer one fires at once).
@@ -117,11 +117,13 @@ export class Payments extends APIResource {
   }
 
   // verify's documented shape has no reason; the payment record may: add it when it does.
-  async #withFailure(transaction: VerifiedTransaction, signal: AbortSignal): Promise<VerifiedTransaction> {
+  async #withFailure(transaction: PaymentOutcome, signal: AbortSignal): Promise<PaymentOutcome> {
     if (transaction.failure_reason != null) return transaction;
     const record = await this.retrieve(transaction.trx_id, { signal }).catch(() => undefined);
     if (typeof record?.failure_reason !== 'string') return transaction;
-    return { ...transaction, failure_reason: record.failure_reason, failure_message: typeof record.failure_message === 'string' ? record.failure_message : null };
+    // failure_message is not in the record's documented shape: read only when a server sends it.
+    const message = (record as { failure_message?: unknown }).failure_message;
+    return { ...transaction, failure_reason: record.failure_reason, failure_message: typeof message === 'string' ? message : null };
   }
 }
 
@@ -427,8 +429,6 @@ export interface PaymentRecord {
   expires_at?: string | null | undefined;
   /** Why a failed payment failed, when the service says (e.g. `INSUFFICIENT_FUNDS`). */
   failure_reason?: string | null | undefined;
-  /** The service's words for the failure, when it says. */
-  failure_message?: string | null | undefined;
   /** Creation time (ISO 8601). */
   created_at?: string | undefined;
   /** Last change (ISO 8601). */
@@ -451,7 +451,6 @@ const paymentRecordSchema = open({
   checkout_url: maybe(z.string()),
   expires_at: maybe(z.string()),
   failure_reason: maybe(z.string()),
-  failure_message: maybe(z.string()),
   created_at: optional(z.string()),
   updated_at: optional(z.string()),
 });
@@ -517,9 +516,13 @@ export interface VerifiedTransaction {
   created_at: string;
   /** Last change (ISO 8601, UTC). */
   updated_at: string;
-  /** Why a failed payment failed, when the service says (e.g. `INSUFFICIENT_FUNDS`). */
+}
+
+/** What `waitForOutcome` resolves to: the verified transaction, and why it failed when the service says. */
+export interface PaymentOutcome extends VerifiedTransaction {
+  /** Why a failed payment failed, from the payment record (e.g. `INSUFFICIENT_FUNDS`). */
   failure_reason?: string | null | undefined;
-  /** The service's words for the failure, when it says. */
+  /** The service's words for the failure, when it sends them. */
   failure_message?: string | null | undefined;
 }
 
@@ -534,8 +537,6 @@ const verifiedSchema = open({
   description: z.nullable(z.string()),
   created_at: z.string(),
   updated_at: z.string(),
-  failure_reason: maybe(z.string()),
-  failure_message: maybe(z.string()),
 });
 type _VerifiedTransaction = Assert<Ties<typeof verifiedSchema, VerifiedTransaction>>;
 /** A verified transaction (bare or in a `{ status, data }` envelope). */

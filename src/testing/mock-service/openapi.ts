@@ -27,6 +27,10 @@ const str = { type: 'string' };
 const num = { type: 'number' };
 const nullableStr = { type: ['string', 'null'] };
 const money = { type: 'object', required: ['value', 'currency'], properties: { value: num, currency: str } };
+const environmentName = { type: 'string', enum: ['sandbox', 'production'] };
+const paymentStatus = { type: 'string', enum: ['pending', 'success', 'failed'] };
+/** Every listed property is always sent: all of them required. */
+const always = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties });
 
 const CREATE_ROUTES = new Set(['createPayment', 'initiatePayment', 'createPayout', 'createBillingPlan', 'createBillingSubscription']);
 
@@ -43,9 +47,17 @@ const REQUEST_BODIES: Record<string, string> = {
 const RESPONSES: Record<string, unknown> = {
   createPayment: ref('PaymentCreateResponse'),
   listPayments: ref('PaymentList'),
-  getPayment: { type: 'object', properties: { status: str, data: ref('PaymentRecord') } },
-  pushPayment: { type: 'object', properties: { status: str, message: str, data: { type: 'object' } } },
-  getBalance: { type: 'object', properties: { status: str, data: { type: 'array', items: ref('WalletBalance') } } },
+  getPayment: { type: 'object', required: ['status', 'data'], properties: { status: str, data: ref('PaymentRecord') } },
+  pushPayment: {
+    type: 'object',
+    required: ['status', 'message', 'data'],
+    properties: {
+      status: str,
+      message: str,
+      data: { type: 'object', required: ['trx_id', 'status', 'customer_phone', 'push_count'], properties: { trx_id: str, status: paymentStatus, customer_phone: str, push_count: { type: 'integer' } } },
+    },
+  },
+  getBalance: { type: 'object', required: ['status', 'environment', 'data'], properties: { status: str, environment: environmentName, data: { type: 'array', items: ref('WalletBalance') } } },
   initiatePayment: ref('PaymentSession'),
   verifyPayment: ref('VerifiedTransaction'),
   getSiteInfo: ref('SiteInfo'),
@@ -62,7 +74,7 @@ const RESPONSES: Record<string, unknown> = {
 const QUERY: Record<string, Array<[string, unknown]>> = {
   listPayments: [['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }], ['status', { type: 'string', enum: ['pending', 'success', 'failed'] }], ['merchant_ref', str]],
   listPayouts: [['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }]],
-  listBillingInvoices: [['subscription', { type: 'string', pattern: '^sub_' }], ['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }]],
+  listBillingInvoices: [['subscription', { type: 'string', pattern: '^sub_[A-Za-z0-9_-]+$' }], ['limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }], ['offset', { type: 'integer', minimum: 0, default: 0 }]],
 };
 
 const paymentFields = {
@@ -96,44 +108,50 @@ const schemas = {
     required: ['payment_url', 'info'],
     properties: {
       payment_url: str,
-      info: {
-        type: 'object',
-        properties: {
-          ref_trx: str, description: nullableStr, ipn_url: str, cancel_redirect: str, success_redirect: str, customer_name: nullableStr, customer_email: nullableStr,
-          merchant_id: { type: 'integer' }, merchant_name: str, amount: num, currency_code: str, environment: str, is_sandbox: { type: 'boolean' },
-          allow_payment_methods: { type: 'array', items: str }, merchant_payment_methods_restricted: { type: 'boolean' },
-          merchant_payment_method_ids: { type: 'array', items: { type: 'integer' } }, merchant_payment_method_codes: { type: 'array', items: str },
-        },
-      },
+      info: always({
+        ref_trx: str, description: nullableStr, ipn_url: str, cancel_redirect: str, success_redirect: str, customer_name: nullableStr, customer_email: nullableStr,
+        merchant_id: { type: 'integer' }, merchant_name: str, amount: num, currency_code: str, environment: environmentName, is_sandbox: { type: 'boolean' },
+        allow_payment_methods: { type: ['array', 'null'], items: str }, merchant_payment_methods_restricted: { type: 'boolean' },
+        merchant_payment_method_ids: { type: 'array', items: { type: 'integer' } }, merchant_payment_method_codes: { type: 'array', items: str },
+      }),
       data: { type: 'object', properties: { trx_id: str, checkout_url: nullableStr } },
     },
   },
-  PaymentRecord: { type: 'object', properties: { trx_id: str, merchant_ref: str, amount: num, fee: num, net_amount: num, currency: str, status: str, payment_mode: str, environment: str, description: nullableStr, customer: { type: 'object' }, gateway: nullableStr, checkout_url: nullableStr, expires_at: str, failure_reason: nullableStr, created_at: str, updated_at: str } },
+  PaymentRecord: always({
+    trx_id: str, merchant_ref: str, amount: num, fee: num, net_amount: num, currency: str, status: paymentStatus, payment_mode: { type: 'string', enum: ['hosted', 'push'] },
+    environment: environmentName, description: nullableStr, customer: always({ name: nullableStr, email: nullableStr, phone: nullableStr }), gateway: nullableStr,
+    checkout_url: nullableStr, expires_at: str, failure_reason: nullableStr, created_at: str, updated_at: str,
+  }),
   PaymentList: { type: 'object', properties: { data: { type: 'array', items: ref('PaymentRecord') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, has_more: { type: 'boolean' } } },
   VerifiedTransaction: {
     type: 'object',
     required: ['status', 'trx_id', 'amount', 'fee', 'currency', 'net_amount', 'customer', 'description', 'created_at', 'updated_at'],
-    properties: { status: { type: 'string', enum: ['pending', 'success', 'failed'] }, trx_id: str, amount: num, fee: num, currency: str, net_amount: num, customer: { type: 'object', properties: { name: nullableStr, email: nullableStr } }, description: nullableStr, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+    properties: { status: paymentStatus, trx_id: str, amount: num, fee: num, currency: str, net_amount: num, customer: always({ name: nullableStr, email: nullableStr }), description: nullableStr, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
   },
-  SiteInfo: {
-    type: 'object',
-    properties: {
-      site_name: str, site_logo: str, site_url: str, gateway_name: str, gateway_description: str,
-      features: { type: 'object', properties: { ssl_secured: str, instant_processing: str, global_support: str, mobile_ready: str } },
-      environments: { type: 'object', properties: { production: str, sandbox: str } },
-      api_version: str, status: str,
-    },
-  },
-  WalletBalance: { type: 'object', properties: { currency: str, balance: num } },
+  SiteInfo: always({
+    site_name: str, site_logo: str, site_url: str, gateway_name: str, gateway_description: str,
+    features: always({ ssl_secured: str, instant_processing: str, global_support: str, mobile_ready: str }),
+    environments: always({ production: str, sandbox: str }),
+    api_version: str, status: str,
+  }),
+  WalletBalance: always({ currency: str, balance: num }),
   PayoutPreviewRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0 } } },
   PayoutCreateRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0 }, destination: str } },
   PayoutPreview: { type: 'object', required: ['amount', 'fee', 'payable_amount'], properties: { amount: num, fee: num, payable_amount: num, currency: str } },
-  Payout: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, amount: num, fee: num, payable_amount: num, currency: str, destination: str, status: { type: 'string', enum: ['SUCCESS', 'INPROGRESS', 'AMBIGUOUS', 'FAILED'] }, environment: str, created_at: str, updated_at: str } },
+  Payout: always({ id: { type: 'string', format: 'uuid' }, amount: num, fee: num, payable_amount: num, currency: str, destination: str, status: { type: 'string', enum: ['SUCCESS', 'INPROGRESS', 'AMBIGUOUS', 'FAILED'] }, environment: environmentName, created_at: str, updated_at: str }),
   PlanCreateRequest: { type: 'object', required: ['name', 'amount'], properties: { plan_code: str, name: str, description: str, amount: { type: 'number', minimum: 1 }, currency: { type: 'string', default: 'TZS' }, interval: { type: 'string', enum: ['day', 'week', 'month', 'year'], default: 'month' }, interval_count: { type: 'integer', minimum: 1, default: 1 } } },
-  Plan: { type: 'object', properties: { plan_code: str, name: str, description: nullableStr, amount: num, currency: str, interval: str, interval_count: { type: 'integer' }, status: str, environment: str, created_at: str } },
+  Plan: always({ plan_code: str, name: str, description: nullableStr, amount: num, currency: str, interval: { type: 'string', enum: ['day', 'week', 'month', 'year'] }, interval_count: { type: 'integer' }, status: str, environment: environmentName, created_at: str }),
   SubscriptionCreateRequest: { type: 'object', required: ['plan_code', 'customer_phone', 'terms_shown'], properties: { plan_code: str, customer_phone: { type: 'string', pattern: '^\\+?255[67]\\d{8}$' }, terms_shown: str, webhook_url: { type: 'string', format: 'uri' } } },
-  Subscription: { type: 'object', properties: { id: { type: 'string', pattern: '^sub_' }, plan_code: str, status: { type: 'string', enum: ['pending', 'active', 'past_due', 'suspended'] }, customer_phone: str, webhook_url: nullableStr, consent: { type: 'object' }, amount: num, currency: str, current_period_start: nullableStr, current_period_end: nullableStr, latest_invoice: nullableStr, environment: str, created_at: str, updated_at: str } },
-  Invoice: { type: 'object', properties: { id: str, subscription: str, plan_code: str, amount: num, currency: str, fee: num, net_amount: num, status: { type: 'string', enum: ['open', 'paid', 'uncollectible'] }, attempt_count: { type: 'integer' }, next_attempt_at: nullableStr, failure_reason: nullableStr, period_start: str, period_end: str, paid_at: nullableStr, environment: str, created_at: str, updated_at: str } },
+  Subscription: always({
+    id: { type: 'string', pattern: '^sub_' }, plan_code: str, status: { type: 'string', enum: ['pending', 'active', 'past_due', 'suspended'] }, customer_phone: str, webhook_url: nullableStr,
+    consent: always({ terms_shown: str, accepted_at: str, ip_address: str }), amount: num, currency: str, current_period_start: nullableStr, current_period_end: nullableStr,
+    latest_invoice: nullableStr, environment: environmentName, created_at: str, updated_at: str,
+  }),
+  Invoice: always({
+    id: str, subscription: str, plan_code: str, amount: num, currency: str, fee: num, net_amount: num, status: { type: 'string', enum: ['open', 'paid', 'uncollectible'] },
+    attempt_count: { type: 'integer' }, next_attempt_at: nullableStr, failure_reason: nullableStr, period_start: str, period_end: str, paid_at: nullableStr,
+    environment: environmentName, created_at: str, updated_at: str,
+  }),
   WebhookEvent: {
     type: 'object',
     required: ['id', 'type', 'api_version', 'created_at', 'data'],
@@ -144,13 +162,25 @@ const schemas = {
   },
 };
 
+const errorBody = (description: string, headers?: Record<string, unknown>) => ({ description, ...(headers ? { headers } : {}), content: jsonContent(ref('Error')) });
+const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+
+/** The error answers every route can give, as the service sends them. */
 const errorResponses = {
-  '401': { description: 'Invalid API credentials', content: jsonContent(ref('Error')) },
-  '403': { description: 'Merchant Pending Approval (production), or merchant blocked', content: jsonContent(ref('Error')) },
-  '404': { description: 'Not Found', content: jsonContent(ref('Error')) },
-  '422': { description: 'Validation failed, or a decision-order rule', content: jsonContent(ref('Error')) },
-  '429': { description: 'Too Many Requests (see Retry-After)', content: jsonContent(ref('Error')) },
+  '401': errorBody('Invalid API credentials: a missing or wrong key, a bad signature, or a timestamp more than 300 s from the server clock.'),
+  '403': errorBody('Merchant Pending Approval (production), or a suspended or rejected merchant.'),
+  '404': errorBody('Not Found: no such resource for this merchant and environment, or no such route.'),
+  '405': errorBody('Method Not Allowed: the path exists with another method (see Allow).', { Allow: { description: 'The methods the path takes.', schema: str } }),
+  '422': errorBody('Validation failed (with an errors map), a decision-order rule, or an Idempotency-Key reused with another body.'),
+  '429': errorBody('Too Many Requests: the per-minute limit of this merchant and IP was reached.', {
+    'Retry-After': intHeader('Seconds until a request is accepted again.'),
+    'X-RateLimit-Limit': intHeader('Requests allowed per minute.'),
+    'X-RateLimit-Remaining': intHeader('Requests left in the current minute (0 here).'),
+  }),
+  '500': errorBody('Internal Server Error: the service failed; retry later (creates with the same Idempotency-Key).'),
 };
+// Only routes with a JSON body can get a 400 (body not JSON, or not an object).
+const badBody = { '400': errorBody('Bad Request: the body is not a JSON object sent as application/json.') };
 
 /** The OpenAPI document, with `server` as the base address. */
 export function openApiDocument(server: string): Record<string, unknown> {
@@ -168,8 +198,16 @@ export function openApiDocument(server: string): Record<string, unknown> {
     const operation: Record<string, unknown> = {
       operationId,
       summary,
+      description: `${summary}. Signed like every /api/v1 call (see the security schemes).`,
       parameters,
-      responses: { '200': { description: 'OK', content: jsonContent(RESPONSES[operationId] ?? { type: 'object' }) }, ...errorResponses },
+      responses: {
+        '200': {
+          description: 'OK. Every answer carries X-RateLimit-Limit and X-RateLimit-Remaining.',
+          content: jsonContent(RESPONSES[operationId] ?? { type: 'object' }),
+        },
+        ...(REQUEST_BODIES[operationId] ? badBody : {}),
+        ...errorResponses,
+      },
     };
     const body = REQUEST_BODIES[operationId];
     if (body) operation.requestBody = { required: operationId !== 'pushPayment', content: jsonContent(ref(body)) };
@@ -181,7 +219,9 @@ export function openApiDocument(server: string): Record<string, unknown> {
       title: 'Business Payments API (simulated)',
       version: SITE_API_VERSION,
       description:
-        'Merchant payment API: hosted checkout and mobile-money USSD push, verification, balance, payouts, recurring billing, signed webhooks. Served by business-payments/testing createMockService.',
+        'Merchant payment API: hosted checkout and mobile-money USSD push, verification, balance, payouts, recurring billing, signed webhooks. Served by business-payments/testing createMockService.\n\n' +
+        'Every /api/v1 call carries X-Environment, X-Merchant-Key, X-API-Key, X-Timestamp (unix seconds) and X-Signature = "sha256=" + hex HMAC-SHA256(API secret, "<X-Timestamp>.<METHOD>.<path_with_query>.<raw_body>"), where path_with_query and raw_body are byte for byte what is sent (a GET has an empty body, so the signed string ends with a dot).',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: server }],
     security: [{ merchantKey: [], apiKey: [], environment: [], timestamp: [], signature: [] }],
@@ -189,6 +229,7 @@ export function openApiDocument(server: string): Record<string, unknown> {
     webhooks: {
       paymentEvent: {
         post: {
+          operationId: 'receivePaymentEvent',
           summary: 'Signed event delivery (X-<Brand>-Event, X-<Brand>-Timestamp, X-<Brand>-Signature = hex HMAC-SHA256(webhook secret, "<timestamp>.<body>"))',
           requestBody: { content: jsonContent(ref('WebhookEvent')) },
           responses: { '200': { description: 'Any 2xx acknowledges the delivery' } },
