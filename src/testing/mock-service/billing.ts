@@ -15,10 +15,12 @@ import {
   isHttpUrl,
   isoUtc,
   json,
+  MAX_AMOUNT,
   page,
   pageParams,
   prefixedId,
   round2,
+  TOO_LARGE,
   TZ_MOBILE,
   validationFailed,
 } from './util.js';
@@ -105,6 +107,7 @@ export function createPlan(ctx: Ctx, req: ApiRequest): Response {
   if (!present(amount)) errors.add('amount', 'The amount field is required.');
   else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('amount', 'The amount must be a number.');
   else if (amount < 1) errors.add('amount', 'The amount must be at least 1.00.');
+  else if (amount > MAX_AMOUNT) errors.add('amount', `The amount ${TOO_LARGE}`);
 
   const currency = present(body.currency) ? body.currency : 'TZS';
   if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) errors.add('currency', 'The currency must be a 3-letter upper-case code, e.g. TZS.');

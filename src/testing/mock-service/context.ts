@@ -22,6 +22,8 @@ export interface Ctx {
   emit: (input: EmitInput) => void;
   /** Scales a simulated delay. */
   scaled: (ms: number) => number;
+  /** Store bounds (see MockServiceOptions.limits). */
+  limits: { requestLog: number; records: number; events: number; idempotencyKeys: number };
 }
 
 /** An event to send. */

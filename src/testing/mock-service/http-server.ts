@@ -16,12 +16,38 @@ function loadHttp(): typeof import('node:http') {
   return http;
 }
 
-function readBody(req: IncomingMessage): Promise<Uint8Array> {
+/** Limits of the HTTP adapter: what a long-running local service must not let a client do. */
+export interface HttpLimits {
+  /** Largest request body in bytes; more gets 413 without being buffered. Default 1 MiB. */
+  maxBodyBytes?: number | undefined;
+  /** Time a client has to send its headers, in ms. Default 10 s. */
+  headersTimeoutMs?: number | undefined;
+  /** Time a client has to send its whole request, in ms. Default 30 s. */
+  requestTimeoutMs?: number | undefined;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+class TooLarge extends Error {}
+
+/** The body, or TooLarge as soon as it passes `max` bytes (nothing past that is kept). */
+function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
-    req.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+    let size = 0;
+    req.on('data', (chunk: Uint8Array) => {
+      size += chunk.length;
+      if (size > max) {
+        chunks.length = 0;
+        // Stop reading: the 413 goes out and the connection is closed after it.
+        req.pause();
+        reject(new TooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
     req.on('end', () => {
-      const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      const out = new Uint8Array(size);
       let offset = 0;
       for (const chunk of chunks) {
         out.set(chunk, offset);
@@ -31,6 +57,36 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
     });
     req.on('error', reject);
   });
+}
+
+// Methods a Fetch Request can carry (TRACE, CONNECT and TRACK are forbidden there).
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** A 4xx with the spec's error shape, written straight to the socket's response. */
+function refuse(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error, message });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+/** The Fetch URL and the raw target of a request line, or undefined when it is malformed. */
+function target(req: IncomingMessage, origin: string): { url: string; rawTarget: string } | undefined {
+  const raw = req.url ?? '/';
+  try {
+    if (raw.startsWith('/')) {
+      const hostHeader = req.headers.host;
+      const base = hostHeader && /^[\w.-]+(:\d+)?$|^\[[0-9a-fA-F:.]+\](:\d+)?$/.test(hostHeader) ? `http://${hostHeader}` : origin;
+      const url = base + raw;
+      new URL(url); // throws on a target the URL parser refuses (e.g. a bad %-escape in the host)
+      return { url, rawTarget: raw };
+    }
+    // absolute-form target (a proxy's request line)
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+    return { url: parsed.href, rawTarget: parsed.pathname + parsed.search };
+  } catch {
+    return undefined;
+  }
 }
 
 function toHeaders(req: IncomingMessage): Headers {
@@ -47,35 +103,46 @@ function toHeaders(req: IncomingMessage): Headers {
 }
 
 /** Starts the server; resolves once it listens. */
-export function startServer(handleWith: HandleWith, options: { port?: number; host?: string }): Promise<MockServer> {
+export function startServer(handleWith: HandleWith, options: { port?: number; host?: string } & HttpLimits): Promise<MockServer> {
   const http = loadHttp();
   const host = options.host ?? '127.0.0.1';
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let origin = '';
 
+  // Every way a request can be malformed ends in a 4xx here, before the service sees it.
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      const target = req.url ?? '/';
       const method = (req.method ?? 'GET').toUpperCase();
-      const body = await readBody(req);
-      let url: string;
-      let rawTarget: string;
-      if (target.startsWith('/')) {
-        const hostHeader = req.headers.host;
-        const base = hostHeader && /^[\w.-]+(:\d+)?$|^\[[0-9a-fA-F:.]+\](:\d+)?$/.test(hostHeader) ? `http://${hostHeader}` : origin;
-        url = base + target;
-        rawTarget = target;
-      } else {
-        // absolute-form target
-        const parsed = new URL(target);
-        url = parsed.href;
-        rawTarget = parsed.pathname + parsed.search;
+      if (!METHODS.has(method)) {
+        return refuse(res, 405, 'Method Not Allowed', `${method} is not supported by this service.`, { Allow: 'GET, POST' });
       }
-      const request = new Request(url, {
-        method,
-        headers: toHeaders(req),
-        body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : body,
-      });
-      const response = await handleWith(request, { rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown' });
+      const where = target(req, origin);
+      if (!where) return refuse(res, 400, 'Bad Request', `The request target ${JSON.stringify((req.url ?? '').slice(0, 100))} is not a path or an http(s) URL.`);
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > maxBody) {
+        // Refused from the header alone: not one byte of the body is buffered.
+        res.once('finish', () => req.destroy());
+        return refuse(res, 413, 'Payload Too Large', `The body is ${declared} bytes; the limit is ${maxBody}.`, { connection: 'close' });
+      }
+      let body: Uint8Array;
+      try {
+        body = await readBody(req, maxBody);
+      } catch (error) {
+        if (!(error instanceof TooLarge)) throw error;
+        res.once('finish', () => req.destroy());
+        return refuse(res, 413, 'Payload Too Large', `The body is over the limit of ${maxBody} bytes.`, { connection: 'close' });
+      }
+      let request: Request;
+      try {
+        request = new Request(where.url, {
+          method,
+          headers: toHeaders(req),
+          body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : body,
+        });
+      } catch (error) {
+        return refuse(res, 400, 'Bad Request', `The request could not be read: ${error instanceof Error ? error.message : String(error)}.`);
+      }
+      const response = await handleWith(request, { rawTarget: where.rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown' });
       const payload = new Uint8Array(await response.arrayBuffer());
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => {
@@ -95,6 +162,23 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
   };
 
   const server = http.createServer((req, res) => void onRequest(req, res));
+  // Slow clients are cut off (Node answers 408): a client must not hold a socket forever.
+  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  // CONNECT (a proxy tunnel) and protocol upgrades: not this service's business, said plainly.
+  const rawRefusal = (socket: import('node:stream').Duplex, status: number, reason: string, message: string) => {
+    const body = JSON.stringify({ error: reason, message });
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
+  server.on('connect', (_req, socket) => rawRefusal(socket, 405, 'Method Not Allowed', 'CONNECT is not supported by this service.'));
+  server.on('upgrade', (_req, socket) => rawRefusal(socket, 400, 'Bad Request', 'Protocol upgrades are not supported by this service.'));
+  // A request line or header block the parser refuses: a 400 with the error shape, not a reset.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({ error: status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request', message: `The request could not be parsed (${error.code ?? 'invalid HTTP'}).` });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

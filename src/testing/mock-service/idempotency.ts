@@ -19,6 +19,12 @@ export const MAX_KEY_LENGTH = 64;
 
 export class IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
+  readonly #max: number;
+
+  /** `max`: most keys kept; past it the oldest answered ones go first (documented in MockServiceOptions.limits). */
+  constructor(max = 10_000) {
+    this.#max = max;
+  }
 
   /**
    * Runs `create` under the request's Idempotency-Key (if any): replays, refuses reuse, or
@@ -82,8 +88,10 @@ export class IdempotencyStore {
   }
 
   #purge(now: number): void {
+    // Insertion order is creation order: stop at the first entry still inside 24 h.
     for (const [key, entry] of this.#entries) {
-      if (entry.response && now - entry.createdAt >= TIMING.idempotencyMs) this.#entries.delete(key);
+      if (now - entry.createdAt < TIMING.idempotencyMs && this.#entries.size <= this.#max) break;
+      if (entry.response) this.#entries.delete(key);
     }
   }
 }

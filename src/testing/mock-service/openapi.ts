@@ -78,7 +78,7 @@ const QUERY: Record<string, Array<[string, unknown]>> = {
 };
 
 const paymentFields = {
-  payment_amount: { type: 'number', minimum: 1 },
+  payment_amount: { type: 'number', minimum: 1, maximum: 1e12 },
   currency_code: { type: 'string', pattern: '^[A-Z]{3}$' },
   ref_trx: { type: 'string', maxLength: 60 },
   success_redirect: { type: 'string', format: 'uri' },
@@ -135,11 +135,11 @@ const schemas = {
     api_version: str, status: str,
   }),
   WalletBalance: always({ currency: str, balance: num }),
-  PayoutPreviewRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0 } } },
-  PayoutCreateRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0 }, destination: str } },
+  PayoutPreviewRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0, maximum: 1e12 } } },
+  PayoutCreateRequest: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', exclusiveMinimum: 0, maximum: 1e12 }, destination: str } },
   PayoutPreview: { type: 'object', required: ['amount', 'fee', 'payable_amount'], properties: { amount: num, fee: num, payable_amount: num, currency: str } },
   Payout: always({ id: { type: 'string', format: 'uuid' }, amount: num, fee: num, payable_amount: num, currency: str, destination: str, status: { type: 'string', enum: ['SUCCESS', 'INPROGRESS', 'AMBIGUOUS', 'FAILED'] }, environment: environmentName, created_at: str, updated_at: str }),
-  PlanCreateRequest: { type: 'object', required: ['name', 'amount'], properties: { plan_code: str, name: str, description: str, amount: { type: 'number', minimum: 1 }, currency: { type: 'string', default: 'TZS' }, interval: { type: 'string', enum: ['day', 'week', 'month', 'year'], default: 'month' }, interval_count: { type: 'integer', minimum: 1, default: 1 } } },
+  PlanCreateRequest: { type: 'object', required: ['name', 'amount'], properties: { plan_code: str, name: str, description: str, amount: { type: 'number', minimum: 1, maximum: 1e12 }, currency: { type: 'string', default: 'TZS' }, interval: { type: 'string', enum: ['day', 'week', 'month', 'year'], default: 'month' }, interval_count: { type: 'integer', minimum: 1, default: 1 } } },
   Plan: always({ plan_code: str, name: str, description: nullableStr, amount: num, currency: str, interval: { type: 'string', enum: ['day', 'week', 'month', 'year'] }, interval_count: { type: 'integer' }, status: str, environment: environmentName, created_at: str }),
   SubscriptionCreateRequest: { type: 'object', required: ['plan_code', 'customer_phone', 'terms_shown'], properties: { plan_code: str, customer_phone: { type: 'string', pattern: '^\\+?255[67]\\d{8}$' }, terms_shown: str, webhook_url: { type: 'string', format: 'uri' } } },
   Subscription: always({

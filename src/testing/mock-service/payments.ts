@@ -17,6 +17,8 @@ import {
   page,
   pageParams,
   round2,
+  MAX_AMOUNT,
+  TOO_LARGE,
   trxId as newTrxId,
   validationFailed,
 } from './util.js';
@@ -145,6 +147,7 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
   if (!present(amount)) errors.add('payment_amount', 'The payment amount field is required.');
   else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('payment_amount', 'The payment amount must be a number.');
   else if (amount < 1) errors.add('payment_amount', 'The payment amount must be at least 1.00.');
+  else if (amount > MAX_AMOUNT) errors.add('payment_amount', `The payment amount ${TOO_LARGE}`);
 
   const currency = body.currency_code;
   if (!present(currency)) errors.add('currency_code', 'The currency code field is required.');

@@ -5,7 +5,7 @@
 import type { ApiRequest, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
 import type { MockMerchant } from './types.js';
-import { digits, errorResponse, FieldErrors, isoUtc, json, MOBILE, page, pageParams, round2, validationFailed } from './util.js';
+import { digits, errorResponse, FieldErrors, isoUtc, json, MAX_AMOUNT, MOBILE, page, pageParams, round2, TOO_LARGE, validationFailed } from './util.js';
 
 /** Amounts that pick a payout outcome. */
 export const PAYOUT_TEST_AMOUNTS = { inProgress: 12.12, ambiguous: 13.13, failed: 14.14 } as const;
@@ -37,6 +37,7 @@ function readAmount(body: Record<string, unknown>, errors: FieldErrors): number 
   if (amount === undefined || amount === null || amount === '') errors.add('amount', 'The amount field is required.');
   else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('amount', 'The amount must be a number.');
   else if (amount <= 0) errors.add('amount', 'The amount must be greater than 0.');
+  else if (amount > MAX_AMOUNT) errors.add('amount', `The amount ${TOO_LARGE}`);
   else return amount;
   return null;
 }

@@ -17,7 +17,7 @@ import { createPayment, getPayment, listPayments, pushPayment, settlePayment, ve
 import { createPayout, getPayout, listPayouts, previewPayout } from './payouts.js';
 import { Scheduler } from './scheduler.js';
 import type { MockServer, MockService, MockServiceOptions, MockState } from './types.js';
-import { errorResponse, isObject, json, randomHex } from './util.js';
+import { capList, capMap, errorResponse, isObject, json, randomHex } from './util.js';
 import { emitEvent } from './webhooks.js';
 
 type Handler = (ctx: Ctx, req: ApiRequest) => Response | Promise<Response>;
@@ -122,9 +122,15 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     checkoutKey: randomHex(32),
     emit: (input) => void emitEvent(ctx, input),
     scaled: (ms) => ms * timeScale,
+    limits: {
+      requestLog: options.limits?.requestLog ?? 1_000,
+      records: options.limits?.records ?? 10_000,
+      events: options.limits?.events ?? 10_000,
+      idempotencyKeys: options.limits?.idempotencyKeys ?? 10_000,
+    },
   };
   const rateLimiter = new RateLimiter();
-  const idempotency = new IdempotencyStore();
+  const idempotency = new IdempotencyStore(ctx.limits.idempotencyKeys);
   const servers = new Set<MockServer>();
   let handlers: ReturnType<typeof mswHandlers> | undefined;
 
@@ -243,6 +249,11 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     }
     const entry = { method: request.method.toUpperCase(), path, status: response.status, at };
     state.requests.push(entry);
+    // Bounded stores: a sandbox left running for days must not grow without end.
+    capList(state.requests, ctx.limits.requestLog);
+    capList(state.events, ctx.limits.events);
+    capList(state.deliveries, ctx.limits.events);
+    for (const store of [state.payments, state.payouts, state.plans, state.subscriptions, state.invoices]) capMap(store, ctx.limits.records);
     try {
       options.onRequest?.(entry);
     } catch {

@@ -61,6 +61,14 @@ export interface MockServiceOptions {
   toleranceSeconds?: number;
   /** Requests per minute per merchant and IP. Default 120. */
   rateLimitPerMinute?: number;
+  /**
+   * Bounds for a service left running for days: every store keeps at most this many entries,
+   * dropping the oldest first. `requestLog` (state.requests) 1,000; `records` (payments,
+   * payouts, plans, subscriptions, invoices, each) 10,000; `events` (events and deliveries,
+   * each) 10,000; `idempotencyKeys` 10,000 (each kept 24 h on the service clock, or until
+   * evicted by newer keys past the cap).
+   */
+  limits?: { requestLog?: number; records?: number; events?: number; idempotencyKeys?: number };
   /** Brand in webhook header names (`X-<Brand>-Signature`). Default `Service`. */
   brand?: string;
   /** Origin the msw handlers answer on. Default `https://sandbox.business-payments.test`. */
@@ -156,8 +164,19 @@ export interface MockService {
   readonly handlers: import('msw').RequestHandler[];
   /** Answers one Fetch `Request` as the service would (msw and the HTTP server both use it). */
   handle(request: Request): Promise<Response>;
-  /** Starts a real HTTP server on 127.0.0.1 (port 0 = any free port). */
-  listen(options?: { port?: number; host?: string }): Promise<MockServer>;
+  /**
+   * Starts a real HTTP server on 127.0.0.1 (port 0 = any free port). Malformed requests get
+   * a 4xx with the error shape; a body over `maxBodyBytes` (default 1 MiB) gets 413 without
+   * being buffered; a client slower than `headersTimeoutMs` (10 s) or `requestTimeoutMs`
+   * (30 s) is cut off with 408.
+   */
+  listen(options?: {
+    port?: number | undefined;
+    host?: string | undefined;
+    maxBodyBytes?: number | undefined;
+    headersTimeoutMs?: number | undefined;
+    requestTimeoutMs?: number | undefined;
+  }): Promise<MockServer>;
   /** Credentials of the default (first) merchant, and its webhook secret. */
   readonly credentials: { sandbox: MockCredentials; production: MockCredentials; webhookSecret: string };
   /** The records. */

@@ -169,3 +169,23 @@ export function page<T>(items: T[], limit: number, offset: number) {
   const data = items.slice(offset, offset + limit);
   return { data, total: items.length, limit, offset, has_more: offset + data.length < items.length };
 }
+
+/** Keeps the newest `max` items of a list (trimmed in batches, so a push stays O(1) on average). */
+export function capList<T>(list: T[], max: number): void {
+  if (list.length > max + Math.max(16, max >> 3)) list.splice(0, list.length - max);
+}
+
+/** Keeps the newest `max` entries of a Map (insertion order: the first are the oldest). */
+export function capMap<K, V>(map: Map<K, V>, max: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= max) return;
+    map.delete(key);
+  }
+}
+
+/**
+ * Largest amount the service takes (10^12 currency units): beyond it fees and balances in
+ * cents are no longer exact doubles, so an absurd amount is a 422, never a null or a rounding.
+ */
+export const MAX_AMOUNT = 1_000_000_000_000;
+export const TOO_LARGE = `may not be greater than ${MAX_AMOUNT}.`;
