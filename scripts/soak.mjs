@@ -1,0 +1,124 @@
+// Soak test of the sandbox as a long-running service (not a unit test): N signed requests
+// through the SDK (built dist/, as users get it) at concurrency C, from this process, against
+// the sandbox in a child process with the rate limit raised. Prints requests/s, p50/p99
+// latency, errors, and the sandbox's RSS at the start, the 10k mark, the middle and the end.
+// Exits 1 on any error, or when RSS grows by 30 MB or more between the 10k mark and the end.
+//
+//   npm run soak                      builds, then 100,000 requests at 64 in flight
+//
+// Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64).
+// The mix per 10 calls: 1 payments.create, 3 payments.verify, 2 payments.retrieve,
+// 2 balance.retrieve, 1 siteInfo.retrieve, 1 payments.list (limit 10).
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CHILD = 'SOAK_SANDBOX';
+
+if (process.env[CHILD]) {
+  const { createMockService } = await import('../dist/testing.js');
+  const mock = createMockService({ rateLimitPerMinute: 1_000_000_000 });
+  const server = await mock.listen({ port: 0 });
+  process.on('message', async (m) => {
+    if (m === 'rss') {
+      // A full collection first (the child runs with --expose-gc): what stays is what the service keeps.
+      globalThis.gc?.();
+      const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+      process.send({ rss, heapUsed, heapTotal, external, arrayBuffers, requests: mock.state.requests.length, payments: mock.state.payments.size });
+    }
+    if (m === 'close') {
+      await server.close();
+      await mock.close();
+      process.exit(0);
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send({ url: server.url, credentials: mock.credentials.sandbox });
+} else {
+  await main();
+}
+
+async function main() {
+  const total = Number(process.env.SOAK_REQUESTS ?? 100_000);
+  const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 64);
+  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--expose-gc', ...(process.env.SOAK_CHILD_FLAGS ?? '').split(' ').filter(Boolean)], env: { ...process.env, [CHILD]: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = (message) =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send(message);
+    });
+  const { url, credentials } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
+  });
+
+  const { PaymentsClient } = await import('../dist/index.js');
+  const client = new PaymentsClient({ ...credentials, environment: 'sandbox', baseUrl: url, maxRetries: 0 });
+  const trxIds = [];
+  let n = 0;
+  const call = (i) => {
+    switch (i % 10) {
+      case 0:
+        return client.payments
+          .create({ payment_amount: 10 + (i % 90), currency_code: 'USD', ref_trx: `soak-${i}`, success_redirect: 'https://shop.example.com/ok', ipn_url: 'https://shop.example.com/ipn' })
+          .then((p) => trxIds.length < 1000 && trxIds.push(p.trx_id));
+      case 1:
+      case 2:
+      case 3:
+        return trxIds.length ? client.payments.verify(trxIds[i % trxIds.length]) : client.balance.retrieve();
+      case 4:
+      case 5:
+        return trxIds.length ? client.payments.retrieve(trxIds[i % trxIds.length]) : client.balance.retrieve();
+      case 6:
+      case 7:
+        return client.balance.retrieve();
+      case 8:
+        return client.siteInfo.retrieve();
+      default:
+        return client.payments.list({ limit: 10 });
+    }
+  };
+
+  const latencies = new Float64Array(total);
+  const errors = new Map();
+  const rss = {};
+  const marks = new Map([[Math.floor(total / 2), 'middle'], [10_000, '10k']]);
+  rss.start = (await ask('rss')).rss;
+  const started = performance.now();
+  const worker = async () => {
+    while (n < total) {
+      const i = n++;
+      const t = performance.now();
+      try {
+        await call(i);
+      } catch (error) {
+        const key = `${error?.name}: ${String(error?.message).slice(0, 120)}`;
+        errors.set(key, (errors.get(key) ?? 0) + 1);
+      }
+      latencies[i] = performance.now() - t;
+      const mark = marks.get(i);
+      if (mark) rss[mark] = (await ask('rss')).rss;
+      if (process.env.SOAK_TRACE && i % 10_000 === 0) {
+        const m = await ask('rss');
+        console.log(`  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB, heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  const end = await ask('rss');
+  rss.end = end.rss;
+  child.send('close');
+
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(2);
+  const mb = (b) => (b / 1024 / 1024).toFixed(1);
+  const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
+  console.log(`soak: ${total} requests at concurrency ${concurrency} in ${seconds.toFixed(1)} s (node ${process.version})`);
+  console.log(`requests/s ${(total / seconds).toFixed(0)}   p50 ${pct(0.5)} ms   p99 ${pct(0.99)} ms   errors ${errorCount}`);
+  for (const [key, count] of errors) console.log(`  ${count} × ${key}`);
+  console.log(`sandbox RSS: start ${mb(rss.start)} MB, 10k ${mb(rss['10k'] ?? rss.start)} MB, middle ${mb(rss.middle ?? rss.start)} MB, end ${mb(rss.end)} MB`);
+  console.log(`sandbox after a full GC at the end: heap used ${mb(end.heapUsed)} of ${mb(end.heapTotal)} MB, external ${mb(end.external)} MB (array buffers ${mb(end.arrayBuffers)} MB); stores: request log ${end.requests}, payments ${end.payments}`);
+  const growth = rss.end - (rss['10k'] ?? rss.start);
+  console.log(`RSS growth from the 10k mark to the end: ${mb(growth)} MB (limit 30 MB)`);
+  process.exit(errorCount === 0 && growth < 30 * 1024 * 1024 ? 0 : 1);
+}
