@@ -6,7 +6,9 @@
 //
 //   npm run soak                      builds, then 100,000 requests at 64 in flight
 //
-// Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64).
+// Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64), SOAK_TRACE=1 (heap
+// spaces every 10k requests), SOAK_CHILD_FLAGS (node flags of the sandbox process, e.g.
+// --max-semi-space-size=16: V8 grows its young generation to 128 MB under this load).
 // The mix per 10 calls: 1 payments.create, 3 payments.verify, 2 payments.retrieve,
 // 2 balance.retrieve, 1 siteInfo.retrieve, 1 payments.list (limit 10).
 import { fork } from 'node:child_process';
@@ -23,7 +25,8 @@ if (process.env[CHILD]) {
       // A full collection first (the child runs with --expose-gc): what stays is what the service keeps.
       globalThis.gc?.();
       const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-      process.send({ rss, heapUsed, heapTotal, external, arrayBuffers, requests: mock.state.requests.length, payments: mock.state.payments.size });
+      const spaces = process.env.SOAK_TRACE ? (await import('node:v8')).getHeapSpaceStatistics().map((x) => `${x.space_name} ${(x.space_size / 1048576).toFixed(0)}/${(x.space_used_size / 1048576).toFixed(0)}`).join(', ') : '';
+      process.send({ rss, heapUsed, heapTotal, external, arrayBuffers, spaces, requests: mock.state.requests.length, payments: mock.state.payments.size });
     }
     if (m === 'close') {
       await server.close();
@@ -99,7 +102,7 @@ async function main() {
       if (mark) rss[mark] = (await ask('rss')).rss;
       if (process.env.SOAK_TRACE && i % 10_000 === 0) {
         const m = await ask('rss');
-        console.log(`  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB, heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB`);
+        console.log(`  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB, heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`);
       }
     }
   };

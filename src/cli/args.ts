@@ -38,12 +38,39 @@ export function parseCommandArgs<T extends ParseArgsOptionsConfig>(
   positionals = false,
 ) {
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: positionals });
+    return parseArgs({ args: joinNegativeValues(args, options), options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: positionals });
   } catch (error) {
     // Node's messages run on with advice about `--`; the first sentence is the reason.
     const message = error instanceof Error ? error.message.split(/\.\s/)[0]! : String(error);
     throw new UsageError(message.replace(/\.$/, ''));
   }
+}
+
+// `--time-scale -1`: parseArgs calls a value starting with a dash ambiguous; a number is a
+// value, so it is joined (`--time-scale=-1`) and the option's own check says what is wrong.
+function joinNegativeValues(args: string[], options: ParseArgsOptionsConfig): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = /^--([\w-]+)$/.exec(args[i]!)?.[1];
+    const next = args[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else {
+      out.push(args[i]!);
+    }
+  }
+  return out;
+}
+
+/**
+ * A secret as every command takes it: non-empty and without surrounding whitespace (a
+ * padded copy-paste would sign or verify with another key than the service's).
+ */
+export function secret(value: string | undefined, name = 'secret'): string {
+  const given = required(value, name);
+  if (given !== given.trim()) throw new UsageError(`--${name} has leading or trailing whitespace (a copy-paste slip?): trim it`);
+  return given;
 }
 
 /** The value of a required string option, or a `UsageError` naming it. */

@@ -1,4 +1,4 @@
-import { createMockService, TEST_PHONE_NUMBERS, type MockService } from '../testing.js';
+import { createMockService, TEST_PHONE_NUMBERS, type MockDeliveryAttempt, type MockRequestLogEntry, type MockService } from '../testing.js';
 import { EXIT_FAILURE, EXIT_OK, integer, parseCommandArgs, printHelp, UsageError, type CliIo, type Command } from './args.js';
 
 const DEFAULT_PORT = 4010;
@@ -36,9 +36,10 @@ export const sandbox: Command = {
     const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber(values['time-scale'], 'time-scale');
     const json = values.json === true;
 
-    // Requests are logged from state.requests: onRequest only makes the log immediate.
-    let onRequest = () => {};
-    const mock = createMockService({ ...(timeScale === undefined ? {} : { timeScale }), onRequest: () => onRequest() });
+    // The log is made after the banner; requests before it are queued for it.
+    const early: MockRequestLogEntry[] = [];
+    let onRequest: (entry: MockRequestLogEntry) => void = (entry) => void early.push(entry);
+    const mock = createMockService({ ...(timeScale === undefined ? {} : { timeScale }), onRequest: (entry) => onRequest(entry) });
     let server: { url: string; close(): Promise<void> };
     try {
       server = await mock.listen({ port, host: '127.0.0.1' });
@@ -62,7 +63,8 @@ export const sandbox: Command = {
     }
 
     const log = startLog(mock, io, json);
-    onRequest = log.flush;
+    onRequest = log.onRequest;
+    for (const entry of early) log.onRequest(entry);
     await untilAborted(io.signal);
     log.stop();
     await server.close();
@@ -104,26 +106,37 @@ function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSe
 }
 
 /** Prints each new request and webhook attempt from the service's state. */
-function startLog(mock: MockService, io: CliIo, json: boolean): { flush(): void; stop(): void } {
-  let requests = 0;
-  let deliveries = 0;
+// Requests come from onRequest (the request log is a bounded ring: indexes into it shift);
+// deliveries are printed after the last one printed, found from the end of their list.
+function startLog(mock: MockService, io: CliIo, json: boolean): { onRequest(entry: MockRequestLogEntry): void; flush(): void; stop(): void } {
+  const pending: MockRequestLogEntry[] = [];
+  let lastDelivery: MockDeliveryAttempt | undefined;
   const flush = () => {
-    const { state } = mock;
-    for (; requests < state.requests.length; requests++) {
-      const { method, path, status, at } = state.requests[requests]!;
-      io.stdout.write(json ? `${JSON.stringify({ kind: 'request', method, path, status, at })}\n` : `${clock(at)}  ${method} ${path} ${status}\n`);
+    for (const { method, path, status, at, reason } of pending.splice(0)) {
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ kind: 'request', method, path, status, at, ...(reason ? { reason } : {}) })}\n`
+          : `${clock(at)}  ${method} ${path} ${status}${reason ? `  ${reason}` : ''}\n`,
+      );
     }
-    for (; deliveries < state.deliveries.length; deliveries++) {
-      const { eventId, type, url, attempt, status, at } = state.deliveries[deliveries]!;
+    const { deliveries } = mock.state;
+    const from = lastDelivery ? deliveries.lastIndexOf(lastDelivery) + 1 : 0;
+    for (const delivery of deliveries.slice(from)) {
+      const { eventId, type, url, attempt, status, at } = delivery;
       io.stdout.write(
         json
           ? `${JSON.stringify({ kind: 'webhook', eventId, type, url, attempt, status, at })}\n`
           : `${clock(at)}  webhook ${type} ${eventId} -> ${url} ${status ?? 'network error'} (attempt ${attempt})\n`,
       );
+      lastDelivery = delivery;
     }
   };
   const timer = setInterval(flush, LOG_INTERVAL_MS);
   return {
+    onRequest(entry) {
+      pending.push(entry);
+      flush();
+    },
     flush,
     stop() {
       clearInterval(timer);

@@ -1,5 +1,5 @@
 import { signRequest } from '../index.js';
-import { environment, EXIT_OK, parseCommandArgs, printHelp, required, UsageError, type CliIo, type Command } from './args.js';
+import { environment, EXIT_OK, parseCommandArgs, printHelp, required, secret as secretOption, UsageError, type CliIo, type Command } from './args.js';
 
 const usage = `Usage: business-payments sign --method M --path P [--body B] --secret S [options]
 
@@ -43,7 +43,7 @@ export const sign: Command = {
     if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`--method must be an HTTP method such as GET, got '${method}'`);
     const path = required(values.path, 'path');
     if (!path.startsWith('/')) throw new UsageError(`--path must start with / (the path as sent, without the host), got '${path}'`);
-    const secret = required(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_API_SECRET, 'secret');
+    const secret = secretOption(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_API_SECRET);
     const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
     if (!/^\d{1,15}$/.test(timestamp)) throw new UsageError(`--timestamp must be unix seconds, got '${timestamp}'`);
     const env = environment(values.environment);

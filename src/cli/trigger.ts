@@ -8,6 +8,7 @@ import {
   parseCommandArgs,
   printHelp,
   required,
+  secret as secretOption,
   UsageError,
   type CliIo,
   type Command,
@@ -56,7 +57,7 @@ export const trigger: Command = {
     const type = positionals[0]!;
     if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
     const url = parseUrl(required(values.url, 'url'));
-    const secret = required(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET, 'secret');
+    const secret = secretOption(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET);
     const env = environment(values.environment) ?? 'sandbox';
     const brand = values.brand ?? 'Service';
     if (!/^[A-Za-z0-9-]+$/.test(brand)) throw new UsageError(`--brand must be letters, digits or -, got '${brand}'`);

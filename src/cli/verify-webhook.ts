@@ -10,6 +10,7 @@ import {
   parseCommandArgs,
   printHelp,
   required,
+  secret as secretOption,
   UsageError,
   type CliIo,
   type Command,
@@ -52,7 +53,7 @@ export const verifyWebhookCommand: Command = {
     if (values.help) return printHelp(io, usage);
 
     const fromEnv = (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET;
-    const secrets = values.secret ?? (fromEnv ? [fromEnv] : []);
+    const secrets = (values.secret ?? (fromEnv ? [fromEnv] : [])).map((value) => secretOption(value));
     if (secrets.length === 0) throw new UsageError('missing --secret');
     const headersPath = required(values.headers, 'headers');
     const bodyPath = required(values.body, 'body');

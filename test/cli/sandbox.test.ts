@@ -78,7 +78,8 @@ describe('sandbox', () => {
       const log = sandbox.out.stdout.slice(sandbox.out.stdout.indexOf('Press Ctrl+C')).split('\n').slice(1).filter(Boolean);
       expect(log[0]).toMatch(/^\d{2}:\d{2}:\d{2}  POST \/api\/v1\/payments 200$/);
       expect(log).toContainEqual(expect.stringMatching(new RegExp(`^\\d{2}:\\d{2}:\\d{2}  GET /api/v1/verify-payment/${payment.trx_id} 200$`)));
-      expect(log).toContainEqual(expect.stringMatching(/  GET \/api\/v1\/balance 401$/));
+      // A refusal says why.
+      expect(log).toContainEqual(expect.stringMatching(/  GET \/api\/v1\/balance 401  Missing merchant key: send X-Merchant-Key \(or its alias X-Business-Key\)\.$/));
       expect(log).toContainEqual(expect.stringMatching(new RegExp(`  webhook payment\\.completed evt_\\S+ -> ${hookUrl} 204 \\(attempt 1\\)$`)));
       expect(hooks).toEqual(['/hooks']);
     } finally {
@@ -124,6 +125,7 @@ describe('sandbox', () => {
     [['--port', 'http'], /--port must be a whole number/],
     [['--time-scale', '0'], /--time-scale must be a number above 0/],
     [['--time-scale', 'fast'], /--time-scale must be a number above 0/],
+    [['--time-scale', '-1'], /--time-scale must be a number above 0/],
     [['now'], /Unexpected argument 'now'$/],
     [['--host', '0.0.0.0'], /Unknown option '--host'$/],
   ])('bad arguments %j: exit 2 with usage', async (args, reason) => {

@@ -159,3 +159,12 @@ describe('trigger', () => {
     for (const type of WEBHOOK_EVENT_TYPES) expect(run.stdout).toContain(type);
   });
 });
+
+describe('secrets are handled the same way by every command', () => {
+  test.each([
+    ['trigger', ['trigger', 'payment.completed', '--url', 'http://127.0.0.1:9/hooks', '--secret', ' whsec_padded']],
+    ['sign', ['sign', '--method', 'GET', '--path', '/api/v1/balance', '--secret', 'test_secret_001 ']],
+  ])('%s refuses a secret with surrounding whitespace, as verify-webhook does', async (name, argv) => {
+    expectUsageError(await runCli(argv), new RegExp(`^business-payments ${name}: --secret has leading or trailing whitespace`));
+  });
+});

@@ -225,7 +225,7 @@ describe('mock service: routing and request bodies', () => {
     await call('GET', '/api/v1/nope');
     expect(mock.state.requests).toEqual([
       { method: 'GET', path: '/api/v1/balance?x=1', status: 200, at: T0 },
-      { method: 'GET', path: '/api/v1/nope', status: 404, at: T0 },
+      { method: 'GET', path: '/api/v1/nope', status: 404, at: T0, reason: 'No route for GET /api/v1/nope.' },
     ]);
     expect(seen).toEqual(mock.state.requests);
   });

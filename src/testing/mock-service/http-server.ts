@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HandleContext } from './service.js';
 import type { MockServer } from './types.js';
+import { RAW_TEXT } from './util.js';
 
 type HandleWith = (request: Request, via: HandleContext) => Promise<Response>;
 
@@ -134,16 +135,15 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
       }
       let request: Request;
       try {
-        request = new Request(where.url, {
-          method,
-          headers: toHeaders(req),
-          body: method === 'GET' || method === 'HEAD' || body.length === 0 ? undefined : body,
-        });
+        // The body goes to the service as bytes (via.rawBody): no stream to build and read back.
+        request = new Request(where.url, { method, headers: toHeaders(req) });
       } catch (error) {
         return refuse(res, 400, 'Bad Request', `The request could not be read: ${error instanceof Error ? error.message : String(error)}.`);
       }
-      const response = await handleWith(request, { rawTarget: where.rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown' });
-      const payload = new Uint8Array(await response.arrayBuffer());
+      const response = await handleWith(request, { rawTarget: where.rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown', rawBody: body });
+      // json() answers keep their text: written as it is, without reading the stream back.
+      const text = RAW_TEXT.get(response);
+      const payload = text !== undefined ? Buffer.from(text) : new Uint8Array(await response.arrayBuffer());
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         headers[name] = value;

@@ -16,8 +16,8 @@ import { openApiDocument } from './openapi.js';
 import { createPayment, getPayment, listPayments, pushPayment, settlePayment, verifyPayment, type PaymentRow } from './payments.js';
 import { createPayout, getPayout, listPayouts, previewPayout } from './payouts.js';
 import { Scheduler } from './scheduler.js';
-import type { MockServer, MockService, MockServiceOptions, MockState } from './types.js';
-import { capList, capMap, errorResponse, isObject, json, randomHex } from './util.js';
+import type { MockRequestLogEntry, MockServer, MockService, MockServiceOptions, MockState } from './types.js';
+import { capList, capMap, errorResponse, isObject, json, randomHex, RAW_TEXT } from './util.js';
 import { emitEvent } from './webhooks.js';
 
 type Handler = (ctx: Ctx, req: ApiRequest) => Response | Promise<Response>;
@@ -65,6 +65,8 @@ export interface HandleContext {
   rawTarget?: string;
   /** Client IP for the rate limit; default `local`. */
   clientIp?: string;
+  /** The body bytes when the caller already has them (the HTTP adapter): not read again from the Request. */
+  rawBody?: Uint8Array;
 }
 
 /**
@@ -145,7 +147,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       path = path.slice(basePath.length) || '/';
     }
     const base = url.origin + prefix;
-    const rawBody = method === 'GET' || method === 'HEAD' ? new Uint8Array() : new Uint8Array(await request.arrayBuffer());
+    const rawBody = method === 'GET' || method === 'HEAD' ? new Uint8Array() : (via.rawBody ?? new Uint8Array(await request.arrayBuffer()));
 
     if (path === '/' && method === 'GET') {
       return json(200, { service: 'Business Payments API (simulated)', api: `${base}/api/v1`, openapi: `${base}/api/v1/openapi.json` });
@@ -229,6 +231,16 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     return response;
   }
 
+  // The message of an error answer, for the log: why the service refused.
+  function reasonOf(response: Response): string | undefined {
+    try {
+      const message = (JSON.parse(RAW_TEXT.get(response) ?? '{}') as { message?: unknown }).message;
+      return typeof message === 'string' ? message : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function handleWith(request: Request, via: HandleContext = {}): Promise<Response> {
     let response: Response;
     try {
@@ -247,7 +259,8 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       const url = new URL(request.url);
       path = url.pathname + url.search;
     }
-    const entry = { method: request.method.toUpperCase(), path, status: response.status, at };
+    const entry: MockRequestLogEntry = { method: request.method.toUpperCase(), path, status: response.status, at };
+    if (response.status >= 400) entry.reason = reasonOf(response);
     state.requests.push(entry);
     // Bounded stores: a sandbox left running for days must not grow without end.
     capList(state.requests, ctx.limits.requestLog);

@@ -92,6 +92,8 @@ export interface MockRequestLogEntry {
   status: number;
   /** Clock time (ms). */
   at: number;
+  /** For a 4xx or 5xx: the error message the service answered with (why it refused). */
+  reason?: string;
 }
 
 /** One webhook event the service emitted, with its delivery status. */

@@ -6,11 +6,17 @@ const encoder = new TextEncoder();
 
 /** A JSON response. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  const text = JSON.stringify(body);
+  const response = new Response(text, {
     status,
     headers: { 'Content-Type': 'application/json', ...headers },
   });
+  RAW_TEXT.set(response, text);
+  return response;
 }
+
+/** The body text of responses made by `json()`: the HTTP adapter writes it without reading the stream. */
+export const RAW_TEXT = new WeakMap<Response, string>();
 
 /** An error response `{ error, message }` (plus `errors` for validation failures). */
 export function errorResponse(
