@@ -1,0 +1,210 @@
+// The contract check: the SDK's param and response schemas, as JSON Schema (z.toJSONSchema),
+// against an OpenAPI document of the service, route by route. Used by the drift test (the
+// sandbox's document) and by `diagnose()` (the live service's). Not loaded by the client.
+//
+// Rules. Params: the same fields, the same required set, the same types and enums, and the
+// same bounds/patterns where both sides state one. Responses: every field the SDK reads is
+// in the document with a type the SDK accepts, the SDK requires only what the document
+// promises, and the enums the SDK knows are the document's.
+import * as z from 'zod/mini';
+import { Invoice, InvoiceListParams } from '../resources/billing/invoices.js';
+import { Plan, PlanCreateParams } from '../resources/billing/plans.js';
+import { Subscription, SubscriptionCreateParams } from '../resources/billing/subscriptions.js';
+import { BalanceResult } from '../resources/balance.js';
+import * as payments from '../resources/payments.js';
+import { Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams } from '../resources/payouts.js';
+import { SiteInfo } from '../resources/site-info.js';
+import { KNOWN_VALUES } from './fields.js';
+
+const SDK = { ...payments, Invoice, InvoiceListParams, Plan, PlanCreateParams, Subscription, SubscriptionCreateParams, BalanceResult, Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams, SiteInfo };
+
+export type JSONSchema = Record<string, unknown> & {
+  type?: string | string[];
+  properties?: Record<string, JSONSchema>;
+  required?: string[];
+  items?: JSONSchema;
+  enum?: unknown[];
+  anyOf?: JSONSchema[];
+  oneOf?: JSONSchema[];
+  $ref?: string;
+};
+export type Route = {
+  method: 'get' | 'post';
+  path: string;
+  body?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  /** The result as the SDK returns it (the `data` of an envelope, one item of a list). */
+  response?: z.ZodMiniType;
+  /** Where the result sits in the doc's 200 body. */
+  at?: 'body' | 'data' | 'data[]';
+};
+
+// The route → schema table: one line per route the SDK calls.
+export const ROUTES: Route[] = [
+  { method: 'post', path: '/api/v1/payments', body: SDK.PaymentCreateParams, response: SDK.Payment, at: 'data' },
+  { method: 'get', path: '/api/v1/payments', query: SDK.PaymentListParams, response: SDK.PaymentListItem, at: 'data[]' },
+  { method: 'get', path: '/api/v1/payments/{trx_id}', response: SDK.PaymentRecord, at: 'data' },
+  { method: 'post', path: '/api/v1/payments/{trx_id}/push', body: SDK.PaymentPushParams, response: SDK.PaymentPushResult, at: 'data' },
+  { method: 'get', path: '/api/v1/balance', response: SDK.BalanceResult, at: 'data' },
+  { method: 'post', path: '/api/v1/initiate-payment', body: SDK.PaymentInitiateParams, response: SDK.PaymentSession, at: 'body' },
+  { method: 'get', path: '/api/v1/verify-payment/{trxId}', response: SDK.VerifiedTransaction, at: 'body' },
+  { method: 'get', path: '/api/v1/site-info', response: SDK.SiteInfo, at: 'body' },
+  { method: 'post', path: '/api/v1/payouts/preview', body: SDK.PayoutPreviewParams, response: SDK.PayoutPreview, at: 'body' },
+  { method: 'post', path: '/api/v1/payouts', body: SDK.PayoutCreateParams, response: SDK.Payout, at: 'data' },
+  { method: 'get', path: '/api/v1/payouts', query: SDK.PayoutListParams, response: SDK.Payout, at: 'data[]' },
+  { method: 'get', path: '/api/v1/payouts/{id}', response: SDK.Payout, at: 'data' },
+  { method: 'post', path: '/api/v1/billing/plans', body: SDK.PlanCreateParams, response: SDK.Plan, at: 'data' },
+  { method: 'post', path: '/api/v1/billing/subscriptions', body: SDK.SubscriptionCreateParams, response: SDK.Subscription, at: 'data' },
+  { method: 'get', path: '/api/v1/billing/invoices', query: SDK.InvoiceListParams, response: SDK.Invoice, at: 'data[]' },
+  { method: 'get', path: '/api/v1/openapi.json' },
+];
+
+/** The parts of an OpenAPI document the check reads. */
+export type OpenAPIDoc = {
+  paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; required?: boolean; schema: JSONSchema }>; requestBody?: { content: Record<string, { schema: JSONSchema }> }; responses: Record<string, { content?: Record<string, { schema: JSONSchema }> }> }>>;
+  components: { schemas: Record<string, JSONSchema> };
+};
+
+/** `$ref`s replaced by what they point at, all the way down. */
+function deref(doc: OpenAPIDoc, schema: JSONSchema | undefined): JSONSchema | undefined {
+  if (!schema) return schema;
+  if (schema.$ref) return deref(doc, doc.components?.schemas?.[schema.$ref.split('/').pop()!]);
+  const out: JSONSchema = { ...schema };
+  if (schema.properties) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, deref(doc, v)!]));
+  if (schema.items) out.items = deref(doc, schema.items);
+  for (const key of ['anyOf', 'oneOf'] as const) if (schema[key]) out[key] = schema[key].map((s) => deref(doc, s)!);
+  return out;
+}
+
+/** The SDK schema as JSON Schema, open enums carrying the values the SDK knows. */
+function sdkSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JSONSchema {
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const known = KNOWN_VALUES.get(ctx.zodSchema);
+      if (known) ctx.jsonSchema.enum = [...known];
+    },
+  }) as JSONSchema;
+  return unwrapOptional(json);
+}
+
+// `optional(x)` at the top (list params) comes out as anyOf [x, not-object]: keep x.
+function unwrapOptional(schema: JSONSchema): JSONSchema {
+  const parts = schema.anyOf ?? schema.oneOf;
+  if (parts && !schema.type) {
+    const objects = parts.filter((p) => p.type === 'object' || p.properties);
+    if (objects.length === 1) return objects[0]!;
+  }
+  return schema;
+}
+
+/** The set of JSON types a schema admits ('integer' kept apart from 'number'). */
+function types(schema: JSONSchema | undefined): string[] {
+  if (!schema) return [];
+  const parts = schema.anyOf ?? schema.oneOf;
+  if (parts) return [...new Set(parts.flatMap(types))].sort();
+  if (schema.const !== undefined) return [typeof schema.const];
+  if (Array.isArray(schema.type)) return [...schema.type].sort();
+  if (schema.type) return [schema.type];
+  if (schema.enum) return [...new Set(schema.enum.map((v) => (v === null ? 'null' : typeof v)))].sort();
+  return ['any'];
+}
+
+const sorted = (xs: unknown[] | undefined) => (xs ? [...xs].map(String).sort() : undefined);
+const BOUNDS = ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const;
+
+/** Params: both sides must describe the same input. */
+export function compareParams(where: string, mine: JSONSchema, theirs: JSONSchema, drifts: string[]): void {
+  const a = mine.properties ?? {};
+  const b = theirs.properties ?? {};
+  for (const name of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (!(name in a)) drifts.push(`${where}.${name}: the doc has it, the SDK does not`);
+    else if (!(name in b)) drifts.push(`${where}.${name}: the SDK sends it, the doc does not list it`);
+    else compareParam(`${where}.${name}`, a[name]!, b[name]!, drifts);
+  }
+  const req = (s: JSONSchema) => sorted(s.required ?? []);
+  if (JSON.stringify(req(mine)) !== JSON.stringify(req(theirs))) {
+    drifts.push(`${where}: required SDK [${req(mine)}] vs doc [${req(theirs)}]`);
+  }
+}
+
+function compareParam(where: string, mine: JSONSchema, theirs: JSONSchema, drifts: string[]): void {
+  const [ta, tb] = [types(mine).filter((t) => t !== 'null'), types(theirs).filter((t) => t !== 'null')];
+  if (JSON.stringify(ta) !== JSON.stringify(tb)) drifts.push(`${where}: type SDK ${ta} vs doc ${tb}`);
+  if (JSON.stringify(sorted(mine.enum)) !== JSON.stringify(sorted(theirs.enum))) {
+    drifts.push(`${where}: enum SDK [${sorted(mine.enum) ?? '-'}] vs doc [${sorted(theirs.enum) ?? '-'}]`);
+  }
+  for (const bound of BOUNDS) {
+    if (mine[bound] !== undefined && theirs[bound] !== undefined && String(mine[bound]) !== String(theirs[bound])) {
+      drifts.push(`${where}: ${bound} SDK ${String(mine[bound])} vs doc ${String(theirs[bound])}`);
+    }
+  }
+}
+
+/** Responses: what the SDK reads must be what the doc promises. */
+export function compareResult(where: string, mine: JSONSchema | undefined, theirs: JSONSchema | undefined, drifts: string[]): void {
+  if (!mine || !theirs) return void drifts.push(`${where}: missing on the ${mine ? 'doc' : 'SDK'} side`);
+  const docTypes = types(theirs);
+  const sdkTypes = types(mine);
+  // The SDK must accept every type the doc allows (it may accept more: it is open).
+  const accepts = (t: string) => sdkTypes.includes(t) || sdkTypes.includes('any') || (t === 'integer' && sdkTypes.includes('number'));
+  const missing = docTypes.filter((t) => t !== 'any' && !accepts(t));
+  if (missing.length) drifts.push(`${where}: the doc allows ${missing}, the SDK only ${sdkTypes}`);
+  if (mine.enum && theirs.enum && JSON.stringify(sorted(mine.enum.filter((v) => v !== null))) !== JSON.stringify(sorted(theirs.enum.filter((v) => v !== null)))) {
+    drifts.push(`${where}: values SDK [${sorted(mine.enum)}] vs doc [${sorted(theirs.enum)}]`);
+  } else if (mine.enum && !theirs.enum) {
+    drifts.push(`${where}: the SDK knows values [${sorted(mine.enum)}], the doc lists none`);
+  }
+  const object = (s: JSONSchema) => s.properties ? s : (s.anyOf ?? s.oneOf)?.find((p) => p.properties);
+  const [a, b] = [object(mine), object(theirs)];
+  if (a?.properties) {
+    if (!b?.properties) return void drifts.push(`${where}: the SDK reads fields [${Object.keys(a.properties)}], the doc shows none`);
+    for (const [name, field] of Object.entries(a.properties)) {
+      if (!(name in b.properties)) drifts.push(`${where}.${name}: the SDK reads it, the doc does not have it`);
+      else compareResult(`${where}.${name}`, field, b.properties[name], drifts);
+    }
+    const extra = (a.required ?? []).filter((name) => !(b.required ?? []).includes(name));
+    if (extra.length) drifts.push(`${where}: the SDK requires [${extra}], the doc does not promise them`);
+  }
+  const items = (s: JSONSchema) => s.items ?? (s.anyOf ?? s.oneOf)?.find((p) => p.items)?.items;
+  if (items(mine)) compareResult(`${where}[]`, items(mine), items(theirs) ?? undefined, drifts);
+}
+
+/** The doc's 200 body at `at`. */
+function docResult(doc: OpenAPIDoc, route: Route): JSONSchema | undefined {
+  const body = deref(doc, doc.paths[route.path]?.[route.method]?.responses['200']?.content?.['application/json']?.schema);
+  if (!body || route.at === 'body') return body;
+  const data = body.properties?.data;
+  return route.at === 'data[]' ? data?.items : data;
+}
+
+
+/**
+ * Every difference between the SDK's schemas and an OpenAPI document of the service, one
+ * line each (route, field, what each side says); empty when they agree.
+ */
+export function contractDrift(doc: OpenAPIDoc): string[] {
+  const drifts: string[] = [];
+  const documented = new Set(Object.entries(doc.paths ?? {}).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+  for (const route of ROUTES) {
+    const name = `${route.method.toUpperCase()} ${route.path}`;
+    if (!documented.has(name)) {
+      drifts.push(`${name}: the SDK calls it, the document does not have it`);
+      continue;
+    }
+    const operation = doc.paths[route.path]![route.method]!;
+    if (route.body) {
+      const theirs = deref(doc, operation.requestBody?.content['application/json']?.schema);
+      if (!theirs) drifts.push(`${name}: the document has no request body`);
+      else compareParams(`${route.path} body`, sdkSchema(route.body, 'input'), theirs, drifts);
+    }
+    if (route.query) {
+      const params = operation.parameters?.filter((p) => p.in === 'query') ?? [];
+      const theirs: JSONSchema = { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])), required: params.filter((p) => p.required).map((p) => p.name) };
+      compareParams(`${route.path} query`, sdkSchema(route.query, 'input'), theirs, drifts);
+    }
+    if (route.response) compareResult(`${route.path} → ${route.at}`, sdkSchema(route.response, 'output'), docResult(doc, route), drifts);
+  }
+  return drifts;
+}
