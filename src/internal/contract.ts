@@ -14,7 +14,7 @@ import { BalanceResult } from '../resources/balance.js';
 import * as payments from '../resources/payments.js';
 import { Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams } from '../resources/payouts.js';
 import { SiteInfo } from '../resources/site-info.js';
-import { KNOWN_VALUES } from './fields.js';
+import { knownValues } from './fields.js';
 
 const SDK = { ...payments, Invoice, InvoiceListParams, Plan, PlanCreateParams, Subscription, SubscriptionCreateParams, BalanceResult, Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams, SiteInfo };
 
@@ -82,7 +82,7 @@ function sdkSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JSONSchema {
     io,
     unrepresentable: 'any',
     override: (ctx) => {
-      const known = KNOWN_VALUES.get(ctx.zodSchema);
+      const known = knownValues(ctx.zodSchema);
       if (known) ctx.jsonSchema.enum = [...known];
     },
   }) as JSONSchema;

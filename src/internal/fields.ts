@@ -39,13 +39,17 @@ export const pathId = z.string().check(
  * status) passes through as it came instead of failing the call.
  */
 export function openEnum<const T extends readonly string[]>(values: T): z.ZodMiniType<T[number]> {
-  const schema = z.string();
-  KNOWN_VALUES.set(schema, values);
-  return schema as unknown as z.ZodMiniType<T[number]>;
+  // The known values ride on the schema itself (a global symbol), so the contract check
+  // finds them from any copy of this module, e.g. a separately built entry.
+  return Object.assign(z.string(), { [KNOWN]: values }) as unknown as z.ZodMiniType<T[number]>;
 }
 
-/** @internal The values each open enum knows, for the drift check's JSON Schema. */
-export const KNOWN_VALUES = new WeakMap<object, readonly string[]>();
+const KNOWN = Symbol.for('business-payments.known-values');
+
+/** @internal The values an open enum knows (for the contract check's JSON Schema), if `schema` is one. */
+export function knownValues(schema: object): readonly string[] | undefined {
+  return (schema as { [KNOWN]?: readonly string[] })[KNOWN];
+}
 
 /** A positive, finite amount in currency units. */
 export const positiveAmount = z.number().check(z.gt(0, 'must be greater than 0'));

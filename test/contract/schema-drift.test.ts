@@ -34,6 +34,10 @@ describe('the SDK and the sandbox describe the same API (openapi.json)', () => {
       'r.c: the SDK reads it, the doc does not have it',
       'r: the SDK requires [c], the doc does not promise them',
     ]);
+    // The SDK's open enums are seen (else an enum check would pass for want of values).
+    const changed = JSON.parse(JSON.stringify(doc)) as OpenAPIDoc & { components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+    changed.components.schemas.Payout!.properties.status!.enum = ['SUCCESS'];
+    expect(contractDrift(changed)).toContain('/api/v1/payouts → data.status: values SDK [AMBIGUOUS,FAILED,INPROGRESS,SUCCESS] vs doc [SUCCESS]');
     const { ['/api/v1/balance']: _dropped, ...paths } = doc.paths;
     expect(contractDrift({ ...doc, paths })).toEqual(['GET /api/v1/balance: the SDK calls it, the document does not have it']);
   });
