@@ -6,6 +6,7 @@ const PUBLIC_ENTRIES: Record<string, string> = {
   '../index.js': 'business-payments',
   '../webhooks.js': 'business-payments/webhooks',
   '../testing.js': 'business-payments/testing',
+  '../doctor-entry.js': 'business-payments/doctor',
 };
 
 export default defineConfig([
@@ -17,8 +18,8 @@ export default defineConfig([
     },
     format: ['esm', 'cjs'],
     dts: true,
-    // Both builds write to dist/ at once: this one must not clean away the CLI's files.
-    clean: ['!cli.js', '!cli.js.map'],
+    // The builds write to dist/ at once, so none cleans it: `npm run build` empties it first.
+    clean: false,
     sourcemap: true,
     target: 'es2022',
     platform: 'neutral',
@@ -28,6 +29,21 @@ export default defineConfig([
     // .d.ts (which names zod/mini's types) and for users who use them directly.
     noExternal: ['ky', 'zod'],
     splitting: true,
+    treeshake: true,
+  },
+  {
+    // `business-payments/doctor`: built apart, with the package itself external, so the
+    // contract check's zod JSON Schema code never lands in the main entry's chunks, and the
+    // client and error classes it uses are the main entry's own.
+    entry: { doctor: 'src/doctor-entry.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: false,
+    sourcemap: true,
+    target: 'es2022',
+    platform: 'neutral',
+    external: ['business-payments', /^business-payments\//],
+    noExternal: ['zod'],
     treeshake: true,
   },
   {
@@ -45,7 +61,7 @@ export default defineConfig([
       {
         name: 'cli-uses-public-entries',
         setup(build) {
-          build.onResolve({ filter: /^\.\.\/(index|webhooks|testing)\.js$/ }, (args) =>
+          build.onResolve({ filter: /^\.\.\/(index|webhooks|testing|doctor-entry)\.js$/ }, (args) =>
             /[\\/]src[\\/]cli[\\/]/.test(args.importer) ? { path: PUBLIC_ENTRIES[args.path]!, external: true } : undefined,
           );
         },

@@ -1,4 +1,5 @@
 import { EXIT_OK, printFailure, printUsageError, UsageError, type CliIo, type Command } from './args.js';
+import { doctor } from './doctor.js';
 import { sandbox } from './sandbox.js';
 import { sign } from './sign.js';
 import { trigger } from './trigger.js';
@@ -6,7 +7,7 @@ import { verifyWebhookCommand } from './verify-webhook.js';
 
 export type { CliIo } from './args.js';
 
-const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger];
+const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor];
 
 const usage = `Usage: business-payments <command> [options]
 

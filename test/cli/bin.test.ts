@@ -37,7 +37,7 @@ describe('the built bin', () => {
     const source = readFileSync(cli, 'utf8');
     const imports = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
     const own = imports.filter((name) => !isBuiltin(name));
-    expect(new Set(own)).toEqual(new Set(['business-payments', 'business-payments/testing', 'business-payments/webhooks']));
+    expect(new Set(own)).toEqual(new Set(['business-payments', 'business-payments/doctor', 'business-payments/testing', 'business-payments/webhooks']));
     expect(source).not.toMatch(/\bimport\(/);
   });
 

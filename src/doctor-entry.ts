@@ -1,0 +1,4 @@
+// Entry of `business-payments/doctor`: diagnose() for health endpoints and the CLI's
+// `doctor`. Its own entry, built apart from the main one: the contract check needs zod's
+// JSON Schema code, which an app that only makes calls should never load or bundle.
+export { diagnose, type DiagnoseOptions, type Diagnosis, type DiagnosisCheck } from './doctor.js';

@@ -1,0 +1,196 @@
+// diagnose(): what is wrong with an integration, checked against the live service with the
+// client's own configuration. Used by `business-payments doctor` and health endpoints.
+// The client and its error classes come from the main entry (the package itself, not a
+// copy): the errors a call throws are then the classes checked here.
+import { APIConnectionError, APIError, ConfigurationError, MerchantPendingApprovalError, PaymentsClient, PaymentsError, type ClientOptions } from 'business-payments';
+import { contractDrift, type OpenAPIDoc } from './internal/contract.js';
+import { signWebhook } from './testing/sign-webhook.js';
+
+/** Options of {@link diagnose}: the client's options, plus the webhook endpoint to try. */
+export interface DiagnoseOptions extends ClientOptions {
+  /** Your webhook endpoint: a signed test event is sent to it. */
+  webhookUrl?: string | undefined;
+  /** The webhook signing secret your endpoint verifies with. */
+  webhookSecret?: string | undefined;
+  /** Time your endpoint has to answer, in ms. Default 10 000 (the service's delivery timeout). */
+  webhookTimeout?: number | undefined;
+  /** The local clock in ms (for the clock-skew check). Default `Date.now`. */
+  now?: (() => number) | undefined;
+}
+
+/** One line of the checklist. */
+export interface DiagnosisCheck {
+  /** What was checked, e.g. `credentials`. */
+  name: string;
+  /** `pass`, `fail`, or `skip` (not checked: an earlier check failed, or it does not apply). */
+  status: 'pass' | 'fail' | 'skip';
+  /** What was found. */
+  detail: string;
+  /** How to fix a failure. */
+  fix?: string | undefined;
+}
+
+/** What {@link diagnose} found: `ok` when no check failed. */
+export interface Diagnosis {
+  /** True when every check passed or was skipped. */
+  ok: boolean;
+  /** The checklist, in order. */
+  checks: DiagnosisCheck[];
+}
+
+/** Largest clock difference the service accepts on a signed request (seconds). */
+const MAX_SKEW_S = 300;
+
+/**
+ * Checks an integration against the live service: configuration, reachability and latency,
+ * credentials and signature, clock skew, production approval, wallets, your webhook
+ * endpoint (when `webhookUrl` is given) and contract drift. Never throws for what it finds.
+ *
+ * @example
+ * ```ts
+ * const { ok, checks } = await diagnose({ webhookUrl: 'https://shop.example.com/hooks', webhookSecret });
+ * for (const c of checks) console.log(c.status, c.name, c.detail, c.fix ?? '');
+ * ```
+ */
+export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis> {
+  const checks: DiagnosisCheck[] = [];
+  const add = (check: DiagnosisCheck) => (checks.push(check), check);
+  const skip = (name: string, detail: string) => add({ name, status: 'skip', detail });
+  const now = options.now ?? Date.now;
+
+  let client: PaymentsClient;
+  try {
+    client = new PaymentsClient({ ...options, maxRetries: 0 });
+    add({ name: 'configuration', status: 'pass', detail: `${client.environment} at ${client.baseUrl}` });
+  } catch (error) {
+    add({ name: 'configuration', status: 'fail', detail: message(error), fix: 'Set the option or environment variable named above (BUSINESS_PAYMENTS_*).' });
+    for (const name of ['service reachable', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract']) skip(name, 'needs a valid configuration');
+    return done(checks);
+  }
+
+  // One signed call answers four questions: reachable, credentials, clock, approval.
+  const started = now();
+  const siteInfo = await client.siteInfo.retrieve().withResponse().then(
+    (value) => ({ value, error: undefined }),
+    (error: unknown) => ({ value: undefined, error }),
+  );
+  const latency = Math.max(0, now() - started);
+  const response = siteInfo.value?.response ?? (siteInfo.error instanceof APIError ? siteInfo.error : undefined);
+  if (siteInfo.error instanceof APIConnectionError) {
+    add({ name: 'service reachable', status: 'fail', detail: message(siteInfo.error), fix: reachFix(siteInfo.error) });
+    for (const name of ['credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract']) skip(name, 'the service is not reachable');
+    return done(checks);
+  }
+  add({ name: 'service reachable', status: 'pass', detail: `answered in ${latency} ms` });
+
+  const date = response && 'headers' in response ? response.headers?.get('date') : undefined;
+  const skew = date ? Math.round((now() - Date.parse(date)) / 1000) : undefined;
+  if (siteInfo.error instanceof MerchantPendingApprovalError) {
+    add({ name: 'credentials', status: 'pass', detail: 'accepted (the merchant is not approved yet)' });
+  } else if (siteInfo.error) {
+    const label = siteInfo.error instanceof APIError ? siteInfo.error.label ?? String(siteInfo.error.status) : siteInfo.error instanceof Error ? siteInfo.error.name : 'error';
+    add({ name: 'credentials', status: 'fail', detail: `${label}: ${message(siteInfo.error)}`, fix: `Use the merchant key, API key and API secret of the ${client.environment} environment, all three from the same credential set.` });
+  } else {
+    add({ name: 'credentials', status: 'pass', detail: 'signed request accepted' });
+  }
+  if (skew === undefined) skip('clock', 'the service sent no Date header');
+  else if (Math.abs(skew) > MAX_SKEW_S) {
+    add({ name: 'clock', status: 'fail', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's`, fix: `Synchronise the clock (NTP): signed requests are refused beyond ${MAX_SKEW_S} s.` });
+  } else {
+    add({ name: 'clock', status: 'pass', detail: `within ${Math.abs(skew)} s of the service` });
+  }
+  if (client.environment !== 'production') skip('approval', 'sandbox: approval is not needed');
+  else if (siteInfo.error instanceof MerchantPendingApprovalError) {
+    add({ name: 'approval', status: 'fail', detail: message(siteInfo.error), fix: 'Finish business approval in the dashboard; until then use the sandbox.' });
+  } else add({ name: 'approval', status: siteInfo.error ? 'skip' : 'pass', detail: siteInfo.error ? 'unknown: the credentials were refused' : 'the merchant is approved for production' });
+
+  if (siteInfo.error) {
+    skip('wallets', 'needs accepted credentials');
+  } else {
+    try {
+      const wallets = await client.balance.retrieve();
+      add(
+        wallets.length > 0
+          ? { name: 'wallets', status: 'pass', detail: wallets.map((w) => `${w.currency} ${w.balance}`).join(', ') }
+          : { name: 'wallets', status: 'fail', detail: 'no currency has an active wallet', fix: 'Activate a receiver wallet for each currency you charge in.' },
+      );
+    } catch (error) {
+      add({ name: 'wallets', status: 'fail', detail: message(error) });
+    }
+  }
+
+  add(await webhookCheck(options));
+
+  if (siteInfo.error) {
+    skip('contract', 'needs accepted credentials');
+  } else {
+    try {
+      const drift = contractDrift((await client.openapi()) as unknown as OpenAPIDoc);
+      add(
+        drift.length === 0
+          ? { name: 'contract', status: 'pass', detail: 'the service describes the API this SDK version calls' }
+          : { name: 'contract', status: 'fail', detail: `${drift.length} difference(s): ${drift.slice(0, 3).join('; ')}${drift.length > 3 ? '; …' : ''}`, fix: 'Update business-payments, or tell the service owner which side is wrong.' },
+      );
+    } catch (error) {
+      add({ name: 'contract', status: 'skip', detail: `the service's openapi.json could not be read (${message(error)})` });
+    }
+  }
+  return done(checks);
+}
+
+async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
+  const name = 'webhook endpoint';
+  if (!options.webhookUrl) return { name, status: 'skip', detail: 'no webhookUrl given' };
+  if (!options.webhookSecret) return { name, status: 'fail', detail: 'webhookUrl given without webhookSecret', fix: 'Pass the webhook signing secret your endpoint verifies with.' };
+  const timeout = options.webhookTimeout ?? 10_000;
+  const payload = {
+    id: `evt_doctor_${Math.floor((options.now ?? Date.now)())}`,
+    type: 'payment.completed',
+    api_version: 'v1',
+    created_at: new Date((options.now ?? Date.now)()).toISOString(),
+    data: { trx_id: 'TRXDOCTORTEST', merchant_ref: 'doctor-test', status: 'completed', environment: options.environment ?? 'sandbox' },
+  };
+  try {
+    const { body, headers } = await signWebhook({ payload, secret: options.webhookSecret, environment: options.environment ?? 'sandbox' });
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const answer = await fetchImpl(options.webhookUrl, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeout) });
+    const text = (await answer.text()).slice(0, 200);
+    if (answer.status >= 200 && answer.status < 300) return { name, status: 'pass', detail: `answered ${answer.status} to a signed test event` };
+    return {
+      name,
+      status: 'fail',
+      detail: `answered ${answer.status}${text ? `: ${text}` : ''}`,
+      fix: answer.status === 400 || answer.status === 401 ? 'The endpoint refused the signature: check it verifies the raw body with this secret.' : 'Answer 2xx once the event is verified (and stored); do slow work after answering.',
+    };
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === 'TimeoutError';
+    return {
+      name,
+      status: 'fail',
+      detail: timedOut ? `no answer within ${timeout} ms` : `could not be reached (${message(error)})`,
+      fix: timedOut ? 'Answer within the delivery timeout; do slow work after answering.' : 'Check the URL is public and reachable from the service.',
+    };
+  }
+}
+
+function reachFix(error: APIConnectionError): string {
+  // The reason sits a few causes down (SDK error → ky → fetch → socket): read them all.
+  let text = '';
+  for (let at: unknown = error, depth = 0; at && depth < 6; at = (at as { cause?: unknown }).cause, depth++) {
+    const { message: said, code } = at as { message?: unknown; code?: unknown };
+    text += ` ${String(said ?? '')} ${String(code ?? '')}`;
+  }
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(text)) return 'The host name does not resolve (DNS): check baseUrl.';
+  if (/CERT|TLS|SSL|self[- ]signed/i.test(text)) return 'The TLS handshake failed: check the certificate of the baseUrl host.';
+  if (/ECONNREFUSED|refused/i.test(text)) return 'Nothing listens at baseUrl: check the host and port (is the sandbox running?).';
+  return 'Check baseUrl and the network between this machine and the service.';
+}
+
+function message(error: unknown): string {
+  if (error instanceof ConfigurationError || error instanceof PaymentsError || error instanceof Error) return error.message;
+  return String(error);
+}
+
+function done(checks: DiagnosisCheck[]): Diagnosis {
+  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
