@@ -43,8 +43,6 @@ export const MAX_STALE_PAGES = 10;
 /** Largest `limit` of `toArray({ limit })`: more belongs in a `for await` loop. */
 export const MAX_TO_ARRAY = 10_000;
 
-const meta = { has_more: z.optional(z.boolean()), total: z.optional(z.number()) };
-
 /**
  * List bodies are not shown in the spec, so the schema is lenient on the envelope: a bare
  * array, `{ data: [...] }`, `{ data: [...], meta: { total, has_more } }`, or a paginator
@@ -52,15 +50,24 @@ const meta = { has_more: z.optional(z.boolean()), total: z.optional(z.number()) 
  * schema.
  */
 export function listBody<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListBody<T>> {
-  const items = z.array(item);
-  return z.union([
-    z.pipe(items, z.transform((data) => ({ data, has_more: undefined, total: undefined }))),
-    z.pipe(
-      z.looseObject({ data: items, ...meta, meta: z.optional(z.looseObject(meta)) }),
-      z.transform((body) => ({ data: body.data, has_more: body.has_more ?? body.meta?.has_more, total: body.total ?? body.meta?.total })),
-    ),
-    z.pipe(z.looseObject({ data: z.looseObject({ data: items, ...meta }) }), z.transform((body) => body.data)),
-  ]) as unknown as z.ZodMiniType<ListBody<T>>;
+  // One shape after a plain function, not a z.union of three (lighter to ship, and the
+  // issues name the list's own fields).
+  return z.pipe(
+    z.transform(normalizeList),
+    z.looseObject({ data: z.array(item), has_more: z.optional(z.boolean()), total: z.optional(z.number()) }),
+  ) as unknown as z.ZodMiniType<ListBody<T>>;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// Brings each accepted envelope to `{ data, has_more, total }`; anything else goes on as it
+// came, for the object schema to refuse.
+function normalizeList(body: unknown): unknown {
+  if (Array.isArray(body)) return { data: body };
+  if (!isRecord(body)) return body;
+  if (isRecord(body.data) && Array.isArray(body.data.data)) return body.data;
+  const meta = isRecord(body.meta) ? body.meta : {};
+  return { data: body.data, has_more: body.has_more ?? meta.has_more, total: body.total ?? meta.total };
 }
 
 /** Raw list body after `listBody`. */

@@ -14,7 +14,7 @@ import { BalanceResult } from '../resources/balance.js';
 import * as payments from '../resources/payments.js';
 import { Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams } from '../resources/payouts.js';
 import { SiteInfo } from '../resources/site-info.js';
-import { knownValues } from './fields.js';
+import { jsonHint } from './fields.js';
 
 const SDK = { ...payments, Invoice, InvoiceListParams, Plan, PlanCreateParams, Subscription, SubscriptionCreateParams, BalanceResult, Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams, SiteInfo };
 
@@ -82,8 +82,9 @@ function sdkSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JSONSchema {
     io,
     unrepresentable: 'any',
     override: (ctx) => {
-      const known = knownValues(ctx.zodSchema);
-      if (known) ctx.jsonSchema.enum = [...known];
+      // Rules zod/mini's lighter forms cannot state themselves (formats, integers, enums).
+      const hint = jsonHint(ctx.zodSchema);
+      if (hint) Object.assign(ctx.jsonSchema, hint);
     },
   }) as JSONSchema;
   return unwrapOptional(json);

@@ -5,8 +5,63 @@ import * as z from 'zod/mini';
 /** A runtime schema of `T` (zod/mini): `.parse(value)` returns a `T` or throws. */
 export type Schema<T> = z.ZodMiniType<T, unknown>;
 
+// Size: zod/mini's string formats, z.int, z.enum and z.union each bring their own classes
+// (about 2 kB gzipped together). The same rules as a refine on a plain string or number cost
+// nothing extra (refine is bundled anyway); what JSON Schema they stand for rides on the
+// schema as a hint (a global symbol) that the contract check reads.
+const HINT = Symbol.for('business-payments.json-schema');
+
+/** `schema` with the JSON Schema it stands for (merged over what z.toJSONSchema makes of it). */
+function hinted<S extends object>(schema: S, json: Record<string, unknown>): S {
+  return Object.assign(schema, { [HINT]: json });
+}
+
+/** @internal What a schema stands for in JSON Schema beyond what zod says, if anything. */
+export function jsonHint(schema: object): Record<string, unknown> | undefined {
+  return (schema as { [HINT]?: Record<string, unknown> })[HINT];
+}
+
+/** A value of `T` checked by `test`, with `message` when it fails (any type, `undefined` included). */
+export const custom = <T>(test: (value: unknown) => boolean, message: string, json: Record<string, unknown>): z.ZodMiniType<T, T> =>
+  // abort: false, as for a type error, so object-level rules (push needs a phone) still run.
+  hinted(z.custom<T>(test, { abort: false, error: (issue) => (issue.input === undefined ? 'is required' : message) }), json);
+
+const isHttpUrl = (value: unknown): boolean => {
+  try {
+    return typeof value === 'string' && /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
 /** An absolute http(s) URL (webhook targets, redirects). */
-export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL' });
+export const httpUrl = custom<string>(isHttpUrl, 'must be an absolute http:// or https:// URL', { type: 'string', format: 'uri' });
+
+/** An e-mail address of at most 100 characters. */
+export const email = custom<string>(
+  (value) => typeof value === 'string' && value.length <= 100 && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value),
+  'must be a valid e-mail address of at most 100 characters',
+  { type: 'string', format: 'email', maxLength: 100 },
+);
+
+/** A UUID (any version), e.g. 123e4567-e89b-12d3-a456-426614174000. */
+export const uuid = custom<string>(
+  (value) => typeof value === 'string' && /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i.test(value),
+  'must be a UUID, e.g. 123e4567-e89b-12d3-a456-426614174000',
+  { type: 'string', format: 'uuid' },
+);
+
+/** A whole number from `min` to `max`. */
+export const int = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, message = `must be a whole number from ${min} to ${max}`): z.ZodMiniType<number, number> =>
+  custom<number>((value) => Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, message, {
+    type: 'integer',
+    ...(min > Number.MIN_SAFE_INTEGER && { minimum: min }),
+    ...(max < Number.MAX_SAFE_INTEGER && { maximum: max }),
+  });
+
+/** One of `values` (a param: the SDK refuses any other before sending). */
+export const oneOf = <const T extends readonly string[]>(values: T, message: string): z.ZodMiniType<T[number], T[number]> =>
+  custom<T[number]>((value) => values.includes(value as string), message, { type: 'string', enum: [...values] });
 
 /** 3-letter upper-case ISO 4217 code. */
 export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD'));
@@ -41,14 +96,7 @@ export const pathId = z.string().check(
 export function openEnum<const T extends readonly string[]>(values: T): z.ZodMiniType<T[number]> {
   // The known values ride on the schema itself (a global symbol), so the contract check
   // finds them from any copy of this module, e.g. a separately built entry.
-  return Object.assign(z.string(), { [KNOWN]: values }) as unknown as z.ZodMiniType<T[number]>;
-}
-
-const KNOWN = Symbol.for('business-payments.known-values');
-
-/** @internal The values an open enum knows (for the contract check's JSON Schema), if `schema` is one. */
-export function knownValues(schema: object): readonly string[] | undefined {
-  return (schema as { [KNOWN]?: readonly string[] })[KNOWN];
+  return hinted(z.string(), { enum: [...values] }) as unknown as z.ZodMiniType<T[number]>;
 }
 
 /** A positive, finite amount in currency units. */
@@ -56,8 +104,8 @@ export const positiveAmount = z.number().check(z.gt(0, 'must be greater than 0')
 
 /** Page size (1–100, the service's limit) and offset of list routes. */
 export const pageParams = {
-  limit: z.optional(z.int().check(z.minimum(1, 'must be at least 1'), z.maximum(100, 'must be at most 100 (the service refuses more)'))),
-  offset: z.optional(z.int().check(z.minimum(0, 'must be 0 or more'))),
+  limit: z.optional(int(1, 100, 'must be a whole number from 1 to 100 (the service refuses more)')),
+  offset: z.optional(int(0, undefined, 'must be a whole number, 0 or more')),
 };
 
 /**

@@ -3,7 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { currencyCode, enveloped, httpUrl, maybe, mobileNumber, open, openEnum, optional, pageParams, pathId, text, type Assert, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
+import { currencyCode, custom, email, enveloped, httpUrl, int, maybe, mobileNumber, oneOf, open, openEnum, optional, pageParams, pathId, text, type Assert, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 import { MAX_TIMEOUT_MS } from '../internal/validate.js';
 
@@ -158,7 +158,7 @@ const ENVIRONMENTS = ['sandbox', 'production'] as const;
 const PAYMENT_MODES = ['hosted', 'push'] as const;
 
 // A gateway keyword: checked, never rewritten (the server matches it case-insensitively).
-const methodKeyword = z.string().check(z.refine((keyword) => keyword.trim() !== '', 'must not be empty or blank'));
+const isKeyword = (keyword: unknown): boolean => typeof keyword === 'string' && keyword.trim() !== '';
 
 const paymentFields = {
   payment_amount: z.number().check(z.minimum(1, 'must be at least 1.00')),
@@ -166,24 +166,28 @@ const paymentFields = {
   ref_trx: text(60, 1),
   description: optional(z.string()),
   customer_name: optional(text(100)),
-  customer_email: optional(z.email('must be a valid e-mail address').check(z.maxLength(100, 'must be at most 100 characters'))),
+  customer_email: optional(email),
   customer_phone: optional(mobileNumber),
-  payment_mode: optional(z.enum(PAYMENT_MODES, 'must be hosted or push')),
+  payment_mode: optional(oneOf(PAYMENT_MODES, 'must be hosted or push')),
   allow_payment_methods: optional(
-    z.union([methodKeyword, z.array(methodKeyword).check(z.minLength(1, 'must list at least one method'))], 'must be a method keyword or a non-empty list of them'),
+    custom<string | string[]>(
+      (value) => isKeyword(value) || (Array.isArray(value) && value.length > 0 && value.every(isKeyword)),
+      'must be a method keyword or a non-empty list of them (none blank)',
+      { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    ),
   ),
 };
 
 // zod skips refinements once another field has a type error; this rule must still run so
 // InvalidParamsError lists every failing field at once. It only reads two keys, so any
 // object (even one with other fields wrong) is safe to look at.
-const pushNeedsPhone = z.superRefine<{ payment_mode?: string | undefined; customer_phone?: string | undefined }>(
-  (params, ctx) => {
-    if (params.payment_mode === 'push' && params.customer_phone === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['customer_phone'], message: 'is required when payment_mode is push' });
-    }
+const pushNeedsPhone = z.refine<{ payment_mode?: string | undefined; customer_phone?: string | undefined }>(
+  (params) => params.payment_mode !== 'push' || params.customer_phone !== undefined,
+  {
+    path: ['customer_phone'],
+    message: 'is required when payment_mode is push',
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
   },
-  { when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) },
 );
 
 /** Fields both creation routes take. */
@@ -342,7 +346,7 @@ const sessionInfoSchema = open({
   success_redirect: z.string(),
   customer_name: maybe(z.string()),
   customer_email: maybe(z.string()),
-  merchant_id: z.int(),
+  merchant_id: int(),
   merchant_name: z.string(),
   amount: z.number(),
   currency_code: z.string(),
@@ -350,7 +354,9 @@ const sessionInfoSchema = open({
   is_sandbox: z.boolean(),
   allow_payment_methods: maybe(z.array(z.string())),
   merchant_payment_methods_restricted: z.boolean(),
-  merchant_payment_method_ids: z.array(z.union([z.int(), z.string()])),
+  merchant_payment_method_ids: z.array(
+    custom<number | string>((id) => typeof id === 'string' || Number.isSafeInteger(id), 'must be a whole number or a string', { type: ['integer', 'string'] }),
+  ),
   merchant_payment_method_codes: z.array(z.string()),
 });
 type _PaymentSessionInfo = Assert<Ties<typeof sessionInfoSchema, PaymentSessionInfo>>;
@@ -390,7 +396,7 @@ export interface PaymentListParams {
 
 const listParamsSchema = z.strictObject({
   ...pageParams,
-  status: optional(z.enum(PAYMENT_STATUSES, 'must be pending, success or failed')),
+  status: optional(oneOf(PAYMENT_STATUSES, 'must be pending, success or failed')),
   merchant_ref: optional(text(60, 1)),
 });
 type _PaymentListParams = Assert<TiesInput<typeof listParamsSchema, PaymentListParams>>;

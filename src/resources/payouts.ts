@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { enveloped, maybe, mobileNumber, open, openEnum, optional, pageParams, positiveAmount, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
+import { enveloped, uuid, maybe, mobileNumber, open, openEnum, optional, pageParams, positiveAmount, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /**
@@ -69,7 +69,7 @@ function isUnsettledOutcome(body: unknown, depth = 0): boolean {
 }
 
 /** A payout id: a UUID. */
-export const PayoutId: Schema<string> = z.guid('must be a UUID, e.g. 123e4567-e89b-12d3-a456-426614174000');
+export const PayoutId: Schema<string> = uuid;
 
 /** Params of `payouts.preview`. */
 export interface PayoutPreviewParams {

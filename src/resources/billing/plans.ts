@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import { APIResource } from '../../core/resource.js';
-import { currencyCode, enveloped, maybe, open, openEnum, optional, text, type Assert, type Schema, type Ties, type TiesInput } from '../../internal/fields.js';
+import { currencyCode, enveloped, int, oneOf, maybe, open, openEnum, optional, text, type Assert, type Schema, type Ties, type TiesInput } from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
 
 /** Recurring billing plans. */
@@ -43,8 +43,8 @@ const createSchema = z.strictObject({
   name: text(100, 1),
   amount: z.number().check(z.minimum(1, 'must be at least 1.00')),
   currency: optional(currencyCode),
-  interval: optional(z.enum(INTERVALS, 'must be day, week, month or year')),
-  interval_count: optional(z.int().check(z.minimum(1, 'must be at least 1'), z.maximum(366, 'must be at most 366'))),
+  interval: optional(oneOf(INTERVALS, 'must be day, week, month or year')),
+  interval_count: optional(int(1, 366)),
   plan_code: optional(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be letters, digits, _, - or . (at most 64, starting with a letter or digit)'))),
   description: optional(z.string()),
 });
