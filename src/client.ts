@@ -118,7 +118,7 @@ export class PaymentsClient {
     spec: Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & { item: z.ZodMiniType<T>; params: z.ZodMiniType; value: object | undefined },
     options?: RequestOptions,
   ): PagePromise<T> {
-    const response = listBody(spec.item) as unknown as z.ZodMiniType<ListBody<T>>;
+    const response: z.ZodMiniType<ListBody<T>> = listBody(spec.item);
     const fetchPage = (offset: number | undefined): Promise<SentRequest<ListPage<T>>> => {
       const value = offset === undefined ? spec.value : { ...spec.value, offset };
       const query = (value ?? {}) as { offset?: number; limit?: number };
@@ -323,7 +323,7 @@ const ROUTES = new Map<string, string[]>();
 function toQuery(params: Record<string, unknown>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined && value !== null) query.append(key, String(value));
+    if (value !== undefined && value !== null) query.append(key, `${value as string | number | boolean}`);
   }
   return query.toString();
 }

@@ -85,57 +85,59 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
 
   const date = response && 'headers' in response ? response.headers?.get('date') : undefined;
   const skew = date ? Math.round((now() - Date.parse(date)) / 1000) : undefined;
-  if (siteInfo.error instanceof MerchantPendingApprovalError) {
-    add({ name: 'credentials', status: 'pass', detail: 'accepted (the merchant is not approved yet)' });
-  } else if (siteInfo.error) {
-    const label = siteInfo.error instanceof APIError ? siteInfo.error.label ?? String(siteInfo.error.status) : siteInfo.error instanceof Error ? siteInfo.error.name : 'error';
-    add({ name: 'credentials', status: 'fail', detail: `${label}: ${message(siteInfo.error)}`, fix: `Use the merchant key, API key and API secret of the ${client.environment} environment, all three from the same credential set.` });
-  } else {
-    add({ name: 'credentials', status: 'pass', detail: 'signed request accepted' });
-  }
-  if (skew === undefined) skip('clock', 'the service sent no Date header');
-  else if (Math.abs(skew) > MAX_SKEW_S) {
-    add({ name: 'clock', status: 'fail', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's`, fix: `Synchronise the clock (NTP): signed requests are refused beyond ${MAX_SKEW_S} s.` });
-  } else {
-    add({ name: 'clock', status: 'pass', detail: `within ${Math.abs(skew)} s of the service` });
-  }
-  if (client.environment !== 'production') skip('approval', 'sandbox: approval is not needed');
-  else if (siteInfo.error instanceof MerchantPendingApprovalError) {
-    add({ name: 'approval', status: 'fail', detail: message(siteInfo.error), fix: 'Finish business approval in the dashboard; until then use the sandbox.' });
-  } else add({ name: 'approval', status: siteInfo.error ? 'skip' : 'pass', detail: siteInfo.error ? 'unknown: the credentials were refused' : 'the merchant is approved for production' });
-
-  if (siteInfo.error) {
-    skip('wallets', 'needs accepted credentials');
-  } else {
-    try {
-      const wallets = await client.balance.retrieve();
-      add(
-        wallets.length > 0
-          ? { name: 'wallets', status: 'pass', detail: wallets.map((w) => `${w.currency} ${w.balance}`).join(', ') }
-          : { name: 'wallets', status: 'fail', detail: 'no currency has an active wallet', fix: 'Activate a receiver wallet for each currency you charge in.' },
-      );
-    } catch (error) {
-      add({ name: 'wallets', status: 'fail', detail: message(error) });
-    }
-  }
-
+  checks.push(...signedCallChecks(client.environment, siteInfo.error, skew));
+  add(siteInfo.error ? { name: 'wallets', status: 'skip', detail: 'needs accepted credentials' } : await walletsCheck(client));
   add(await webhookCheck(options));
-
-  if (siteInfo.error) {
-    skip('contract', 'needs accepted credentials');
-  } else {
-    try {
-      const drift = contractDrift((await client.openapi()) as unknown as OpenAPIDoc);
-      add(
-        drift.length === 0
-          ? { name: 'contract', status: 'pass', detail: 'the service describes the API this SDK version calls' }
-          : { name: 'contract', status: 'fail', detail: `${drift.length} difference(s): ${drift.slice(0, 3).join('; ')}${drift.length > 3 ? '; …' : ''}`, fix: 'Update business-payments, or tell the service owner which side is wrong.' },
-      );
-    } catch (error) {
-      add({ name: 'contract', status: 'skip', detail: `the service's openapi.json could not be read (${message(error)})` });
-    }
-  }
+  add(siteInfo.error ? { name: 'contract', status: 'skip', detail: 'needs accepted credentials' } : await contractCheck(client));
   return done(checks);
+}
+
+/** What the signed site-info call says of credentials, clock and approval. */
+function signedCallChecks(environment: string, error: unknown, skew: number | undefined): DiagnosisCheck[] {
+  const checks: DiagnosisCheck[] = [];
+  if (error instanceof MerchantPendingApprovalError) {
+    checks.push({ name: 'credentials', status: 'pass', detail: 'accepted (the merchant is not approved yet)' });
+  } else if (error) {
+    const label = error instanceof APIError ? error.label ?? String(error.status) : error instanceof Error ? error.name : 'error';
+    checks.push({ name: 'credentials', status: 'fail', detail: `${label}: ${message(error)}`, fix: `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same credential set.` });
+  } else {
+    checks.push({ name: 'credentials', status: 'pass', detail: 'signed request accepted' });
+  }
+  if (skew === undefined) checks.push({ name: 'clock', status: 'skip', detail: 'the service sent no Date header' });
+  else if (Math.abs(skew) > MAX_SKEW_S) {
+    checks.push({ name: 'clock', status: 'fail', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's`, fix: `Synchronise the clock (NTP): signed requests are refused beyond ${MAX_SKEW_S} s.` });
+  } else {
+    checks.push({ name: 'clock', status: 'pass', detail: `within ${Math.abs(skew)} s of the service` });
+  }
+  if (environment !== 'production') checks.push({ name: 'approval', status: 'skip', detail: 'sandbox: approval is not needed' });
+  else if (error instanceof MerchantPendingApprovalError) {
+    checks.push({ name: 'approval', status: 'fail', detail: message(error), fix: 'Finish business approval in the dashboard; until then use the sandbox.' });
+  } else checks.push({ name: 'approval', status: error ? 'skip' : 'pass', detail: error ? 'unknown: the credentials were refused' : 'the merchant is approved for production' });
+  return checks;
+}
+
+/** Currencies with an active wallet (balance). */
+async function walletsCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
+  try {
+    const wallets = await client.balance.retrieve();
+    return wallets.length > 0
+      ? { name: 'wallets', status: 'pass', detail: wallets.map((w) => `${w.currency} ${w.balance}`).join(', ') }
+      : { name: 'wallets', status: 'fail', detail: 'no currency has an active wallet', fix: 'Activate a receiver wallet for each currency you charge in.' };
+  } catch (error) {
+    return { name: 'wallets', status: 'fail', detail: message(error) };
+  }
+}
+
+/** The live openapi.json against the SDK's schemas. */
+async function contractCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
+  try {
+    const drift = contractDrift((await client.openapi()) as unknown as OpenAPIDoc);
+    return drift.length === 0
+      ? { name: 'contract', status: 'pass', detail: 'the service describes the API this SDK version calls' }
+      : { name: 'contract', status: 'fail', detail: `${drift.length} difference(s): ${drift.slice(0, 3).join('; ')}${drift.length > 3 ? '; …' : ''}`, fix: 'Update business-payments, or tell the service owner which side is wrong.' };
+  } catch (error) {
+    return { name: 'contract', status: 'skip', detail: `the service's openapi.json could not be read (${message(error)})` };
+  }
 }
 
 async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
@@ -178,7 +180,7 @@ function reachFix(error: APIConnectionError): string {
   let text = '';
   for (let at: unknown = error, depth = 0; at && depth < 6; at = (at as { cause?: unknown }).cause, depth++) {
     const { message: said, code } = at as { message?: unknown; code?: unknown };
-    text += ` ${String(said ?? '')} ${String(code ?? '')}`;
+    text += ` ${typeof said === 'string' ? said : ''} ${typeof code === 'string' ? code : ''}`;
   }
   if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(text)) return 'The host name does not resolve (DNS): check baseUrl.';
   if (/CERT|TLS|SSL|self[- ]signed/i.test(text)) return 'The TLS handshake failed: check the certificate of the baseUrl host.';

@@ -55,7 +55,7 @@ export function listBody<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListBody<T>> 
   return z.pipe(
     z.transform(normalizeList),
     z.looseObject({ data: z.array(item), has_more: z.optional(z.boolean()), total: z.optional(z.number()) }),
-  ) as unknown as z.ZodMiniType<ListBody<T>>;
+  );
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -193,7 +193,10 @@ function whatIsNew<T>(page: ListPage<T>, previous: ListPage<T> | undefined, seen
   for (const item of page.data) {
     const id = itemId(item);
     if (id === undefined) idless = true;
-    else if (!seen.has(id)) (seen.add(id), (fresh = true));
+    else if (!seen.has(id)) {
+      seen.add(id);
+      fresh = true;
+    }
   }
   if (fresh) return 'fresh';
   if (!idless) return 'seen';

@@ -137,9 +137,9 @@ function compareParam(where: string, mine: JSONSchema, theirs: JSONSchema, drift
     drifts.push(`${where}: enum SDK [${sorted(mine.enum) ?? '-'}] vs doc [${sorted(theirs.enum) ?? '-'}]`);
   }
   for (const bound of BOUNDS) {
-    if (mine[bound] !== undefined && theirs[bound] !== undefined && String(mine[bound]) !== String(theirs[bound])) {
-      drifts.push(`${where}: ${bound} SDK ${String(mine[bound])} vs doc ${String(theirs[bound])}`);
-    }
+    // Bounds are numbers or pattern strings: JSON text compares and prints either.
+    const [a, b] = [JSON.stringify(mine[bound]), JSON.stringify(theirs[bound])];
+    if (a !== undefined && b !== undefined && a !== b) drifts.push(`${where}: ${bound} SDK ${a} vs doc ${b}`);
   }
 }
 

@@ -96,7 +96,7 @@ export const pathId = z.string().check(
 export function openEnum<const T extends readonly string[]>(values: T): z.ZodMiniType<T[number]> {
   // The known values ride on the schema itself (a global symbol), so the contract check
   // finds them from any copy of this module, e.g. a separately built entry.
-  return hinted(z.string(), { enum: [...values] }) as unknown as z.ZodMiniType<T[number]>;
+  return hinted(z.string(), { enum: [...values] });
 }
 
 /** A positive, finite amount in currency units. */
@@ -123,7 +123,7 @@ export function unwrapEnvelope(body: unknown): unknown {
 
 /** `schema` for a body that may come bare or in a `{ status, data }` envelope. */
 export function enveloped<T>(schema: z.ZodMiniType<T>): z.ZodMiniType<T, unknown> {
-  return z.pipe(z.transform(unwrapEnvelope), schema) as unknown as z.ZodMiniType<T, unknown>;
+  return z.pipe(z.transform(unwrapEnvelope), schema);
 }
 
 /** An object schema that keeps fields it does not name (results are open at run time). */

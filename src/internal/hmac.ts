@@ -73,6 +73,8 @@ export async function hmacSha256Hex(secret: string, message: string | Uint8Array
   if (hex !== undefined) return hex;
   const key = await importHmacKey(secret);
   const data = typeof message === 'string' ? encoder.encode(message) : message;
+  // Needed under the DOM lib (a consumer's tsconfig), where BufferSource excludes shared buffers.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   return toHex(await crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
 }
 
@@ -93,7 +95,10 @@ export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string,
     const key = B.from(secret);
     pad = [new Uint8Array(64), new Uint8Array(96)];
     // Past the key's end key[i] is undefined, and undefined ^ x is x: the zero padding.
-    for (let i = 0; i < 64; i++) (pad[0][i] = key[i]! ^ 0x36), (pad[1][i] = key[i]! ^ 0x5c);
+    for (let i = 0; i < 64; i++) {
+      pad[0][i] = key[i]! ^ 0x36;
+      pad[1][i] = key[i]! ^ 0x5c;
+    }
     if (pads.size > 15) pads.clear();
     pads.set(secret, pad);
   }

@@ -29,14 +29,14 @@ test('the demo runs the whole flow on the local sandbox and exits 0', () => {
   const steps = [...out.matchAll(/^(\d+)\. (.+)$/gm)].map((m) => Number(m[1]));
   expect(steps).toEqual(steps.map((_, i) => i + 1));
   expect(steps.length).toBeGreaterThanOrEqual(8);
-  expect(out).toMatch(/^   ✓ listening on http:\/\/127\.0\.0\.1:\d+$/m);
-  expect(out).toMatch(/^     checkout URL: http:\/\/127\.0\.0\.1:\d+\/checkout\/\S+$/m);
-  expect(out).toMatch(/^   ✓ form POST \/checkout\/\S+\/pay .* answered 303/m);
-  expect(out).toMatch(/^   ✓ signature verified: payment\.completed evt_\S+ \(status completed; gross USD 25\.00, fees USD 0\.75, net USD 24\.25\)$/m);
-  expect(out).toMatch(/^   ✓ payments\.verify\(\S+\): success: USD 25\.00, fee USD 0\.75, net USD 24\.25$/m);
+  expect(out).toMatch(/^ {3}✓ listening on http:\/\/127\.0\.0\.1:\d+$/m);
+  expect(out).toMatch(/^ {5}checkout URL: http:\/\/127\.0\.0\.1:\d+\/checkout\/\S+$/m);
+  expect(out).toMatch(/^ {3}✓ form POST \/checkout\/\S+\/pay .* answered 303/m);
+  expect(out).toMatch(/^ {3}✓ signature verified: payment\.completed evt_\S+ \(status completed; gross USD 25\.00, fees USD 0\.75, net USD 24\.25\)$/m);
+  expect(out).toMatch(/^ {3}✓ payments\.verify\(\S+\): success: USD 25\.00, fee USD 0\.75, net USD 24\.25$/m);
   expect(out).toMatch(/^\d+\. USSD push to 255700000001/m);
-  expect(out).toMatch(/^   ✓ webhook verified: payment\.completed evt_\S+ \(status completed; gross TZS 15,000\.00/m);
-  expect(out).toMatch(/^   ✓ payments\.waitForOutcome: success: TZS 15,000\.00, fee TZS 450\.00, net TZS 14,550\.00$/m);
+  expect(out).toMatch(/^ {3}✓ webhook verified: payment\.completed evt_\S+ \(status completed; gross TZS 15,000\.00/m);
+  expect(out).toMatch(/^ {3}✓ payments\.waitForOutcome: success: TZS 15,000\.00, fee TZS 450\.00, net TZS 14,550\.00$/m);
   expect(out).toMatch(/\nDone in \d+\.\d s: 2 payments settled, 2 webhooks verified, 0 duplicates ignored\.\n$/);
   // Nothing left the machine: every URL printed is on 127.0.0.1 (redirect targets are not fetched).
   const urls = [...out.matchAll(/https?:\/\/[^\s),]+/g)].map((m) => new URL(m[0]).hostname);

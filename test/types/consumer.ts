@@ -16,7 +16,7 @@ import { verifyWebhook } from 'business-payments/webhooks';
 declare const env: Record<string, string | undefined>;
 declare function expectType<T>(value: T): void;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-declare function assertTrue<T extends true>(): void;
+declare function assertTrue<_T extends true>(): void;
 
 // Options accept undefined for every optional field (process.env values, optional props).
 const client = new PaymentsClient({
