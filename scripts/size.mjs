@@ -32,4 +32,15 @@ for (const [name, contents] of Object.entries(ENTRIES)) {
   if (budget !== undefined && gz > budget) over = true;
   console.log(`${name.padEnd(9)} ${String(code.length).padStart(7)} B min  ${String(gz).padStart(6)} B min+gzip${verdict}`);
 }
+// The floor under the client's budget: ky and the zod/mini schema kinds the SDK uses, with
+// no SDK code at all (what `client` costs beyond this is the SDK's own).
+const FLOOR = `import ky from 'ky'; import * as z from 'zod/mini';
+export const k = ky.create({ retry: 2, hooks: { beforeRequest: [() => {}] } });
+export const s = [z.string().check(z.regex(/a/), z.minLength(1), z.maxLength(3), z.refine(() => true), z.trim()), z.number().check(z.minimum(1), z.maximum(2), z.gt(0)),
+  z.boolean(), z.looseObject({}), z.strictObject({}), z.array(z.string()), z.optional(z.string()), z.nullable(z.string()), z.nullish(z.string()),
+  z.custom(() => true), z.pipe(z.transform((x) => x), z.string())];
+export const p = (schema, value) => schema.safeParse(value, { error: () => 'x' });`;
+const floor = await build({ stdin: { contents: FLOOR, resolveDir: process.cwd(), loader: 'js' }, bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'error' });
+const floorCode = floor.outputFiles[0].contents;
+console.log(`${'ky+zod'.padEnd(9)} ${String(floorCode.length).padStart(7)} B min  ${String(gzipSync(floorCode, { level: 9 }).length).padStart(6)} B min+gzip  (floor of client: no SDK code)`);
 process.exit(over ? 1 : 0);
