@@ -26,7 +26,11 @@ if (process.env[CHILD]) {
       globalThis.gc?.();
       const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
       const spaces = process.env.SOAK_TRACE ? (await import('node:v8')).getHeapSpaceStatistics().map((x) => `${x.space_name} ${(x.space_size / 1048576).toFixed(0)}/${(x.space_used_size / 1048576).toFixed(0)}`).join(', ') : '';
-      process.send({ rss, heapUsed, heapTotal, external, arrayBuffers, spaces, requests: mock.state.requests.length, payments: mock.state.payments.size });
+      // Linux splits RSS into anonymous memory (what the process allocated) and file pages
+      // (the node binary's code, faulted in as new paths run; shared and reclaimable).
+      const status = await import('node:fs').then((fs) => fs.readFileSync('/proc/self/status', 'utf8')).catch(() => '');
+      const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+      process.send({ rss, anon: kb('RssAnon'), file: kb('RssFile'), heapUsed, heapTotal, external, arrayBuffers, spaces, requests: mock.state.requests.length, payments: mock.state.payments.size });
     }
     if (m === 'close') {
       await server.close();
@@ -102,7 +106,7 @@ async function main() {
       if (mark) rss[mark] = (await ask('rss')).rss;
       if (process.env.SOAK_TRACE && i % 10_000 === 0) {
         const m = await ask('rss');
-        console.log(`  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB, heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`);
+        console.log(`  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB (anon ${(m.anon / 1048576).toFixed(1)}, file ${(m.file / 1048576).toFixed(1)}), heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`);
       }
     }
   };
