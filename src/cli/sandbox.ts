@@ -14,7 +14,7 @@ one line per request. Stops on Ctrl+C.
 Options:
   --port N            port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --json              first stdout line: {"merchantKey","apiKey","apiSecret","webhookSecret",
-                      "baseUrl","environment"}; then one JSON object per logged line
+                      "baseUrl","consoleUrl","environment"}; then one JSON object per logged line
   --time-scale X      multiply simulated delays (push answers, webhook retries);
                       0.01 makes the 3-minute webhook retry take 1.8 s (default 1)
   -h, --help          show this help
@@ -57,7 +57,7 @@ export const sandbox: Command = {
     const { sandbox: credentials, webhookSecret } = mock.credentials;
     if (json) {
       const { merchantKey, apiKey, apiSecret } = credentials;
-      io.stdout.write(`${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, environment: 'sandbox' })}\n`);
+      io.stdout.write(`${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, consoleUrl: `${baseUrl}/`, environment: 'sandbox' })}\n`);
     } else {
       io.stdout.write(banner(baseUrl, { ...credentials, webhookSecret }));
     }
@@ -81,6 +81,7 @@ function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSe
     '',
     `  environment     sandbox`,
     `  base URL        ${baseUrl}`,
+    `  web console     ${baseUrl}/`,
     `  merchant key    ${c.merchantKey}`,
     `  API key         ${c.apiKey}`,
     `  API secret      ${c.apiSecret}`,

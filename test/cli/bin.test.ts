@@ -81,7 +81,7 @@ describe('the built bin', () => {
       const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
       const first = await lines.next();
       const config = JSON.parse(first.value as string) as Record<string, string>;
-      expect(Object.keys(config).sort()).toEqual(['apiKey', 'apiSecret', 'baseUrl', 'environment', 'merchantKey', 'webhookSecret']);
+      expect(Object.keys(config).sort()).toEqual(['apiKey', 'apiSecret', 'baseUrl', 'consoleUrl', 'environment', 'merchantKey', 'webhookSecret']);
       expect(config.environment).toBe('sandbox');
       expect(config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 

@@ -55,6 +55,7 @@ describe('sandbox', () => {
       const field = (label: string) => new RegExp(`^  ${label} +(\\S+)$`, 'm').exec(stdout)?.[1];
       const credentials = { merchantKey: field('merchant key')!, apiKey: field('API key')!, apiSecret: field('API secret')! };
       expect(field('environment')).toBe('sandbox');
+      expect(field('web console')).toBe(`${baseUrl}/`);
       expect(field('webhook secret')).toMatch(/\S/);
       expect(stdout).toContain(`export BUSINESS_PAYMENTS_BASE_URL=${baseUrl}\n`);
       expect(stdout).toContain(`export BUSINESS_PAYMENTS_API_SECRET=${credentials.apiSecret}\n`);
@@ -82,6 +83,9 @@ describe('sandbox', () => {
       expect(log).toContainEqual(expect.stringMatching(/  GET \/api\/v1\/balance 401  Missing merchant key: send X-Merchant-Key \(or its alias X-Business-Key\)\.$/));
       expect(log).toContainEqual(expect.stringMatching(new RegExp(`  webhook payment\\.completed evt_\\S+ -> ${hookUrl} 204 \\(attempt 1\\)$`)));
       expect(hooks).toEqual(['/hooks']);
+      // The web console shows the payment.
+      const consolePage = await fetch(`${baseUrl}/`, { headers: { Accept: 'text/html' } });
+      expect(await consolePage.text()).toContain(payment.trx_id);
     } finally {
       expect(await sandbox.stop()).toBe(0);
       await new Promise((resolve) => endpoint.close(resolve));
@@ -97,7 +101,7 @@ describe('sandbox', () => {
     try {
       await sandbox.until(() => sandbox.out.stdout.includes('\n'), 'the first line');
       const config = JSON.parse(sandbox.out.stdout.split('\n')[0]!) as Record<string, string>;
-      expect(Object.keys(config)).toEqual(['merchantKey', 'apiKey', 'apiSecret', 'webhookSecret', 'baseUrl', 'environment']);
+      expect(Object.keys(config)).toEqual(['merchantKey', 'apiKey', 'apiSecret', 'webhookSecret', 'baseUrl', 'consoleUrl', 'environment']);
       expect(config).toMatchObject({ environment: 'sandbox', baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
       const info = await clientFor(config.baseUrl!, config as never).siteInfo.retrieve();
       expect(info.site_name).toEqual(expect.any(String));

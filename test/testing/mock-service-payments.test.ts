@@ -431,8 +431,10 @@ describe('mock service: hosted checkout', () => {
     expect(html).toContain('Demo Shop');
     expect(html).toContain('25 USD');
     const actions = [...html.matchAll(/action="([^"]+)"/g)].map((m) => m[1]!.replace(/&#38;/g, '&'));
-    expect(actions).toHaveLength(2);
+    expect(actions).toHaveLength(3);
     expect(actions[0]).toMatch(new RegExp(`/checkout/${body.trx_id}/pay\\?expires=`));
+    expect(actions[1]).toMatch(new RegExp(`/checkout/${body.trx_id}/decline\\?expires=`));
+    expect(actions[2]).toMatch(new RegExp(`/checkout/${body.trx_id}/cancel\\?expires=`));
     const paid = await mock.handle(
       new Request(`https://sandbox.business-payments.test${actions[0]}`, {
         method: 'POST',
@@ -448,6 +450,19 @@ describe('mock service: hosted checkout', () => {
     expect(JSON.parse(received[0]!.body).type).toBe('payment.completed');
     // A finished payment's page says so.
     expect((await mock.handle(new Request(body.data.checkout_url))).status).toBe(409);
+  });
+
+  it('Decline fails the payment as the processor would (PAYMENT_DECLINED) and redirects to cancel_redirect', async () => {
+    const { mock, call, received } = setup();
+    const { body } = await call('POST', '/api/v1/payments', hostedBody());
+    const url = new URL(body.data.checkout_url);
+    const declined = await mock.handle(new Request(`${url.origin}${url.pathname}/decline${url.search}`, { method: 'POST' }));
+    expect(declined.status).toBe(303);
+    expect(declined.headers.get('location')).toBe('https://shop.example.com');
+    const record = (await call('GET', `/api/v1/payments/${body.trx_id}`)).body.data;
+    expect(record).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_DECLINED' });
+    await mock.runDue();
+    expect(JSON.parse(received[0]!.body).type).toBe('payment.failed');
   });
 
   it('Cancel fails the payment and redirects to cancel_redirect (default: the site URL)', async () => {

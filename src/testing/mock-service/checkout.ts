@@ -1,6 +1,6 @@
 // The hosted checkout page a payment's checkout_url points at: GET shows the payment with
-// Pay and Cancel buttons; POST …/pay settles it (success), POST …/cancel fails it (canceled),
-// each then redirecting (303) to the payment's success or cancel redirect. The link is
+// Pay, Decline and Cancel buttons; POST …/pay settles it (success), …/decline fails it as the
+// processor would (PAYMENT_DECLINED), …/cancel fails it (CANCELED), each then redirecting (303) to the payment's success or cancel redirect. The link is
 // signed and time-limited (expires + signature query parameters).
 import type { Ctx } from './context.js';
 import { settlePayment, type PaymentRow } from './payments.js';
@@ -13,7 +13,7 @@ function page(status: number, title: string, body: string, headers: Record<strin
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 .card{border:1px solid #ddd;border-radius:12px;padding:1.5rem}.amount{font-size:2rem;font-weight:600}
 button{font-size:1rem;padding:.6rem 1.4rem;border-radius:8px;border:0;cursor:pointer;margin-right:.5rem}
-.pay{background:#1a7f37;color:#fff}.cancel{background:#eee}.muted{color:#666;font-size:.9rem}
+.pay{background:#1a7f37;color:#fff}.decline{background:#b42318;color:#fff}.cancel{background:#eee}.muted{color:#666;font-size:.9rem}
 .sandbox{background:#fff4ce;padding:.4rem .8rem;border-radius:6px;display:inline-block}</style></head>
 <body>${body}</body></html>`;
   return new Response(doc, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', ...headers } });
@@ -77,14 +77,15 @@ ${gateways}
 </fieldset><br>
 <button class="pay" type="submit">Pay ${html(row.amount)} ${html(row.currency)}</button>
 </form>
+<form method="post" action="${action('decline')}"><button class="decline" type="submit">Decline (test a failed payment)</button></form>
 <form method="post" action="${action('cancel')}"><button class="cancel" type="submit">Cancel</button></form>
 <p class="muted">Link expires ${html(row.expires_at)}</p>
 </div>`,
   );
 }
 
-/** POST /checkout/{trx}/pay and /cancel */
-export async function submitCheckout(ctx: Ctx, trx: string, url: URL, verb: 'pay' | 'cancel', form: URLSearchParams): Promise<Response> {
+/** POST /checkout/{trx}/pay, /decline and /cancel */
+export async function submitCheckout(ctx: Ctx, trx: string, url: URL, verb: 'pay' | 'decline' | 'cancel', form: URLSearchParams): Promise<Response> {
   const opened = await open(ctx, trx, url.searchParams);
   if (opened instanceof Response) return opened;
   const row = opened;
@@ -93,14 +94,12 @@ export async function submitCheckout(ctx: Ctx, trx: string, url: URL, verb: 'pay
     const chosen = form.get('gateway');
     const gateway = chosen && row.merchant_payment_method_codes.includes(chosen) ? chosen : row.merchant_payment_method_codes[0];
     settlePayment(ctx, trx, 'success', { gateway: gateway ?? null });
+  } else if (verb === 'decline') {
+    settlePayment(ctx, trx, 'failed', { reason: 'PAYMENT_DECLINED', message: 'Declined by the payment processor.' });
   } else {
     settlePayment(ctx, trx, 'failed', { reason: 'CANCELED', message: 'The customer canceled hosted checkout.' });
   }
   const target = verb === 'pay' ? row.success_redirect : row.cancel_redirect;
-  return page(
-    303,
-    verb === 'pay' ? 'Payment successful' : 'Payment canceled',
-    `<h1>${verb === 'pay' ? 'Payment successful' : 'Payment canceled'}</h1><p><a href="${html(target)}">Return to the merchant</a></p>`,
-    { Location: target },
-  );
+  const title = { pay: 'Payment successful', decline: 'Payment declined', cancel: 'Payment canceled' }[verb];
+  return page(303, title, `<h1>${title}</h1><p><a href="${html(target)}">Return to the merchant</a></p>`, { Location: target });
 }

@@ -18,6 +18,7 @@ import { createPayout, getPayout, listPayouts, previewPayout } from './payouts.j
 import { Scheduler } from './scheduler.js';
 import type { MockRequestLogEntry, MockServer, MockService, MockServiceOptions, MockState } from './types.js';
 import { capList, capMap, errorResponse, isObject, json, randomHex, RAW_TEXT } from './util.js';
+import { handleConsole, isConsolePath } from './console.js';
 import { emitEvent } from './webhooks.js';
 
 type Handler = (ctx: Ctx, req: ApiRequest) => Response | Promise<Response>;
@@ -132,6 +133,8 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     },
   };
   const rateLimiter = new RateLimiter();
+  // The web console's form token (see console.ts).
+  const consoleToken = randomHex(16);
   const idempotency = new IdempotencyStore(ctx.limits.idempotencyKeys);
   const servers = new Set<MockServer>();
   let handlers: ReturnType<typeof mswHandlers> | undefined;
@@ -149,15 +152,33 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     const base = url.origin + prefix;
     const rawBody = method === 'GET' || method === 'HEAD' ? new Uint8Array() : (via.rawBody ?? new Uint8Array(await request.arrayBuffer()));
 
-    if (path === '/' && method === 'GET') {
-      return json(200, { service: 'Business Payments API (simulated)', api: `${base}/api/v1`, openapi: `${base}/api/v1/openapi.json` });
+    // The root: the web console for a browser, a JSON index for an API client.
+    if (path === '/' && method === 'GET' && !/\btext\/html\b/.test(request.headers.get('accept') ?? '')) {
+      return json(200, { service: 'Business Payments API (simulated)', api: `${base}/api/v1`, openapi: `${base}/api/v1/openapi.json`, console: `${base}/` });
+    }
+    if (isConsolePath(path)) {
+      const form = method === 'POST' ? new URLSearchParams(new TextDecoder().decode(rawBody)) : new URLSearchParams();
+      return handleConsole({ ctx, token: consoleToken, base, settle: async () => (autoRun ? scheduler.runDue() : undefined) }, method, path, form);
+    }
+    // CORS preflight of an API call from a page (the sandbox is a local development server).
+    if (method === 'OPTIONS' && path.startsWith('/api/') && request.headers.has('access-control-request-method')) {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          'Access-Control-Allow-Origin': request.headers.get('origin') ?? '*',
+          'Access-Control-Allow-Methods': 'GET, POST',
+          'Access-Control-Allow-Headers': request.headers.get('access-control-request-headers') ?? '*',
+          'Access-Control-Max-Age': '600',
+          Vary: 'Origin',
+        },
+      });
     }
     if (path === '/assets/logo.svg' && method === 'GET') return logo();
 
-    const checkout = /^\/checkout\/([^/]+)(?:\/(pay|cancel))?\/?$/.exec(path);
+    const checkout = /^\/checkout\/([^/]+)(?:\/(pay|decline|cancel))?\/?$/.exec(path);
     if (checkout) {
       const trx = safeDecode(checkout[1]!);
-      const verb = checkout[2] as 'pay' | 'cancel' | undefined;
+      const verb = checkout[2] as 'pay' | 'decline' | 'cancel' | undefined;
       if (trx === null) return errorResponse(404, 'Not Found', 'No such checkout.');
       if (!verb && method === 'GET') return showCheckout(ctx, trx, url);
       if (verb && method === 'POST') return submitCheckout(ctx, trx, url, verb, new URLSearchParams(new TextDecoder().decode(rawBody)));
@@ -259,6 +280,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       const url = new URL(request.url);
       path = url.pathname + url.search;
     }
+    if (path.includes('/api/')) allowCors(response);
     const entry: MockRequestLogEntry = { method: request.method.toUpperCase(), path, status: response.status, at };
     if (response.status >= 400) entry.reason = reasonOf(response);
     state.requests.push(entry);
@@ -320,6 +342,18 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     },
   };
   return service;
+}
+
+// API answers readable by a page on any origin: the SDK in a browser (dangerouslyAllowBrowser)
+// reads the rate-limit headers and the Date header (clock skew) too.
+function allowCors(response: Response): void {
+  try {
+    if (response.headers.has('Access-Control-Allow-Origin')) return; // a preflight's own answer
+    response.headers.set('Access-Control-Allow-Origin', '*');
+    response.headers.set('Access-Control-Expose-Headers', 'Date, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotency-Key, Idempotent-Replayed');
+  } catch {
+    // immutable headers: leave them
+  }
 }
 
 function safeDecode(segment: string): string | null {

@@ -113,6 +113,8 @@ export interface MockWebhookEvent {
   status: 'pending' | 'delivered' | 'abandoned' | 'no_endpoint';
   /** Attempts made so far. */
   attempts: number;
+  /** Clock time (ms) of the next scheduled attempt, or null when none is due (delivered, abandoned, no URL). */
+  nextAttemptAt?: number | null;
 }
 
 /** One webhook delivery attempt, for inspection in tests. */
@@ -125,6 +127,10 @@ export interface MockDeliveryAttempt {
   at: number;
   /** HTTP status the endpoint answered, or null on a network error. */
   status: number | null;
+  /** Why no status came back (connection refused, timeout…), when `status` is null. */
+  error?: string;
+  /** A resend from the web console (outside the retry schedule). */
+  manual?: boolean;
 }
 
 /** A running local HTTP server. */

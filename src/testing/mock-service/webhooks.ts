@@ -4,7 +4,7 @@
 // X-<Brand>-Signature = hex(HMAC-SHA256(webhook secret, "<timestamp>.<body>")).
 import type { Ctx, EmitInput } from './context.js';
 import { TIMING, WEBHOOK_API_VERSION } from './defaults.js';
-import type { MockWebhookEvent } from './types.js';
+import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
 import { hmacHex, isoOffset, prefixedId } from './util.js';
 
 /** Attempts before an event is abandoned. */
@@ -32,13 +32,41 @@ export function emitEvent(ctx: Ctx, input: EmitInput): MockWebhookEvent {
     body: JSON.stringify(payload),
     status: input.url ? 'pending' : 'no_endpoint',
     attempts: 0,
+    nextAttemptAt: input.url ? ctx.now() : null,
   };
   ctx.state.events.push(event);
   if (input.url) ctx.scheduler.at(ctx.now(), `webhook ${id} attempt 1`, () => attempt(ctx, event, 1, input.merchant.webhookSecret));
   return event;
 }
 
+/**
+ * Sends the event once more now (the console's Resend), outside the retry schedule: a 2xx
+ * marks it delivered (later scheduled attempts are then skipped); a failure changes nothing
+ * in the schedule.
+ */
+export async function resendEvent(ctx: Ctx, event: MockWebhookEvent): Promise<MockDeliveryAttempt | undefined> {
+  if (!event.url) return undefined;
+  const secret = ctx.state.merchants.find((m) => m.id === event.merchantId)?.webhookSecret ?? '';
+  return send(ctx, event, event.attempts + 1, secret, true);
+}
+
 async function attempt(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret: string): Promise<void> {
+  // A manual resend may have delivered it, or pushed the count on, since this was scheduled.
+  if (event.status !== 'pending') return;
+  const delivery = await send(ctx, event, Math.max(n, event.attempts + 1), fallbackSecret, false);
+  if (delivery.status !== null && delivery.status >= 200 && delivery.status < 300) return;
+  if (delivery.attempt >= MAX_ATTEMPTS) {
+    event.status = 'abandoned';
+    event.nextAttemptAt = null;
+    return;
+  }
+  const delay = ctx.scaled(TIMING.webhookRetryMs[delivery.attempt - 1]!);
+  event.nextAttemptAt = ctx.now() + delay;
+  ctx.scheduler.after(delay, `webhook ${event.id} attempt ${delivery.attempt + 1}`, () => attempt(ctx, event, delivery.attempt + 1, fallbackSecret));
+}
+
+/** One signed POST of the event; records the attempt, and a 2xx as delivered. */
+async function send(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret: string, manual: boolean): Promise<MockDeliveryAttempt> {
   const url = event.url!;
   // The merchant's current secret (tests may rotate it in state between attempts).
   const secret = ctx.state.merchants.find((m) => m.id === event.merchantId)?.webhookSecret ?? fallbackSecret;
@@ -46,6 +74,7 @@ async function attempt(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSec
   const signature = await hmacHex(secret, `${timestamp}.${event.body}`);
   const at = ctx.now();
   let status: number | null = null;
+  let error: string | undefined;
   try {
     const response = await ctx.fetch(url, {
       method: 'POST',
@@ -63,19 +92,31 @@ async function attempt(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSec
     });
     status = response.status;
     await response.body?.cancel().catch(() => undefined);
-  } catch {
+  } catch (cause) {
     status = null; // network error or timeout
+    error = connectionError(cause);
   }
-  ctx.state.deliveries.push({ eventId: event.id, type: event.type, url, attempt: n, at, status });
-  event.attempts = n;
+  const delivery: MockDeliveryAttempt = { eventId: event.id, type: event.type, url, attempt: n, at, status };
+  if (error !== undefined) delivery.error = error;
+  if (manual) delivery.manual = true;
+  ctx.state.deliveries.push(delivery);
+  event.attempts = Math.max(event.attempts, n);
   if (status !== null && status >= 200 && status < 300) {
     event.status = 'delivered';
-    return;
+    event.nextAttemptAt = null;
   }
-  if (n >= MAX_ATTEMPTS) {
-    event.status = 'abandoned';
-    return;
+  return delivery;
+}
+
+// The innermost reason a fetch failed: ECONNREFUSED, a timeout, a bad URL.
+function connectionError(cause: unknown): string {
+  if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) return `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  let at: unknown = cause;
+  let text = 'connection failed';
+  for (let depth = 0; at && depth < 4; depth++, at = (at as { cause?: unknown }).cause) {
+    const { code, message } = at as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string' && message) text = message;
   }
-  const delay = ctx.scaled(TIMING.webhookRetryMs[n - 1]!);
-  ctx.scheduler.after(delay, `webhook ${event.id} attempt ${n + 1}`, () => attempt(ctx, event, n + 1, fallbackSecret));
+  return text;
 }

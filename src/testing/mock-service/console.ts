@@ -1,0 +1,307 @@
+// The web console at the sandbox's root URL: payments, webhook events with every attempt,
+// and the actions a developer needs while building an integration (settle a pending payment,
+// resend an event, send a test event anywhere). Plain server-rendered HTML: every action is
+// a form that POSTs and redirects back (303), so it works without JavaScript; a small inline
+// script only refreshes the page while something is pending.
+//
+// It is a local development tool and takes no credentials. Forms carry a per-service token
+// that only a page of this origin can read (the console sends no CORS headers), so another
+// site open in the same browser cannot settle payments or send events.
+import type { Ctx } from './context.js';
+import { settlePayment, type PaymentRow } from './payments.js';
+import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
+import { html, safeEqual } from './util.js';
+import { resendEvent } from './webhooks.js';
+
+/** Rows a list shows: the newest first. */
+const LIST_LIMIT = 50;
+
+/** Failure reasons a developer can settle a pending payment with (the spec's codes, and the checkout's). */
+export const FAILURE_REASONS = {
+  INSUFFICIENT_FUNDS: 'Customer has insufficient funds.',
+  PAYMENT_DECLINED: 'Declined by the payment processor.',
+  CANCELED: 'The customer canceled hosted checkout.',
+  EXPIRED_SESSION: 'Payment session expired; create a new payment.',
+  TIMEOUT: 'The customer did not answer in time.',
+} as const;
+
+/** Event types the console can send as a test (the types the service emits). */
+export const TEST_EVENT_TYPES = [
+  'payment.completed',
+  'payment.failed',
+  'subscription.created',
+  'subscription.cancelled',
+  'subscription.suspended',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.payment_failed',
+] as const;
+
+/** What the console needs from the service around it. */
+export interface ConsoleContext {
+  ctx: Ctx;
+  /** Token every console form carries. */
+  token: string;
+  /** Public base of the service as the browser reached it (origin plus base path). */
+  base: string;
+  /** Runs due jobs when the service runs its own clock (so a resend's effects show at once). */
+  settle: () => Promise<void>;
+}
+
+/** True for paths the console answers. */
+export function isConsolePath(path: string): boolean {
+  return path === '/' || path === '/console' || path.startsWith('/console/');
+}
+
+/** Answers a console request, or a 404/405 page. `form` is the parsed body of a POST. */
+export async function handleConsole(c: ConsoleContext, method: string, path: string, form: URLSearchParams): Promise<Response> {
+  if (method === 'GET' || method === 'HEAD') {
+    if (path === '/' || path === '/console' || path === '/console/') return page(200, 'Sandbox console', home(c));
+    const payment = /^\/console\/payments\/([^/]+)$/.exec(path);
+    if (payment) return paymentPage(c, decode(payment[1]!));
+    const event = /^\/console\/events\/([^/]+)$/.exec(path);
+    if (event) return eventPage(c, decode(event[1]!));
+    return notFound();
+  }
+  if (method !== 'POST') return page(405, 'Method not allowed', '<h1>Method not allowed</h1>', { Allow: 'GET, POST' });
+  // Compared in constant time: the token is the console's only credential.
+  if (!safeEqual(form.get('token') ?? '', c.token)) {
+    return page(403, 'Refused', '<h1>Refused</h1><p>This form did not come from the console page (its token is missing or stale). Reload the console and try again.</p>');
+  }
+  const settle = /^\/console\/payments\/([^/]+)\/settle$/.exec(path);
+  if (settle) return settleAction(c, decode(settle[1]!), form);
+  const resend = /^\/console\/events\/([^/]+)\/resend$/.exec(path);
+  if (resend) return resendAction(c, decode(resend[1]!));
+  if (path === '/console/events/test') return testEventAction(c, form);
+  return notFound();
+}
+
+async function settleAction(c: ConsoleContext, trx: string, form: URLSearchParams): Promise<Response> {
+  const row = c.ctx.state.payments.get(trx) as PaymentRow | undefined;
+  if (!row) return notFound();
+  const outcome = form.get('outcome');
+  if (outcome !== 'success' && outcome !== 'failed') return badRequest(c, 'Choose success or failed.');
+  const reason = form.get('reason') ?? 'PAYMENT_DECLINED';
+  if (outcome === 'failed' && !(reason in FAILURE_REASONS)) return badRequest(c, `Unknown failure reason ${reason}.`);
+  if (row.status !== 'pending') return badRequest(c, `Payment ${trx} is already ${row.status}; only a pending payment can be settled.`);
+  settlePayment(c.ctx, trx, outcome, outcome === 'success' ? {} : { reason, message: FAILURE_REASONS[reason as keyof typeof FAILURE_REASONS] });
+  await c.settle();
+  return redirect(`${c.base}/console/payments/${encodeURIComponent(trx)}`);
+}
+
+async function resendAction(c: ConsoleContext, id: string): Promise<Response> {
+  const event = c.ctx.state.events.find((e) => e.id === id);
+  if (!event) return notFound();
+  if (!event.url) return badRequest(c, 'This event has no endpoint URL: there is nowhere to send it.');
+  await resendEvent(c.ctx, event);
+  return redirect(`${c.base}/console/events/${encodeURIComponent(id)}`);
+}
+
+async function testEventAction(c: ConsoleContext, form: URLSearchParams): Promise<Response> {
+  const type = form.get('type') ?? '';
+  const url = (form.get('url') ?? '').trim();
+  if (!(TEST_EVENT_TYPES as readonly string[]).includes(type)) return badRequest(c, `Unknown event type ${type}.`);
+  if (!isHttpUrl(url)) return badRequest(c, 'The URL must be an absolute http:// or https:// URL, e.g. http://localhost:3000/webhooks.');
+  const merchant = c.ctx.state.merchants[0]!;
+  const before = c.ctx.state.events.length;
+  c.ctx.emit({ merchant, environment: 'sandbox', type, url, data: sampleData(c.ctx, type) });
+  await c.settle();
+  const event = c.ctx.state.events[before] ?? c.ctx.state.events.at(-1);
+  return redirect(event ? `${c.base}/console/events/${encodeURIComponent(event.id)}` : `${c.base}/`);
+}
+
+// A test event's data: the newest payment's fields for payment.*, a small object otherwise.
+function sampleData(ctx: Ctx, type: string): Record<string, unknown> {
+  if (type.startsWith('payment.')) {
+    const row = [...ctx.state.payments.values()].at(-1) as PaymentRow | undefined;
+    const amount = { value: row?.amount ?? 100, currency: row?.currency ?? 'USD' };
+    return {
+      trx_id: row?.trx_id ?? 'TXNTEST0000000001',
+      merchant_ref: row?.merchant_ref ?? 'test-order',
+      status: type === 'payment.completed' ? 'completed' : 'failed',
+      amount,
+      settlement: { gross: amount, fees: { value: 0, currency: amount.currency }, net: amount },
+      customer: { name: row?.customer.name ?? null, email: row?.customer.email ?? null, phone: row?.customer.phone ?? null },
+      environment: 'sandbox',
+      test: true,
+    };
+  }
+  return { id: `${type.split('.')[0]}_test`, test: true };
+}
+
+function home(c: ConsoleContext): string {
+  const payments = [...c.ctx.state.payments.values()].slice(-LIST_LIMIT).reverse() as unknown as PaymentRow[];
+  const events = c.ctx.state.events.slice(-LIST_LIMIT).reverse();
+  const pending = payments.some((p) => p.status === 'pending') || events.some((e) => e.status === 'pending');
+  const merchant = c.ctx.state.merchants[0];
+  return `<header><h1>Sandbox console</h1><p class="muted">Business Payments API (simulated) · API at <code>${html(c.base)}/api/v1</code> ·
+<a href="${html(c.base)}/api/v1/openapi.json">openapi.json</a></p></header>
+${merchant ? `<details><summary>Sandbox credentials</summary><dl class="kv">
+<dt>Merchant key</dt><dd><code>${html(merchant.credentials.sandbox.merchantKey)}</code></dd>
+<dt>API key</dt><dd><code>${html(merchant.credentials.sandbox.apiKey)}</code></dd>
+<dt>API secret</dt><dd><code>${html(merchant.credentials.sandbox.apiSecret)}</code></dd>
+<dt>Webhook secret</dt><dd><code>${html(merchant.webhookSecret)}</code></dd></dl>
+<p class="muted">Test credentials of this local sandbox only; production keys are never shown.</p></details>` : ''}
+<section id="payments"><h2>Payments <span class="muted">(newest ${LIST_LIMIT})</span></h2>
+${payments.length === 0 ? '<p class="muted">No payments yet: create one through the API (payments.create).</p>' : paymentsTable(c, payments)}
+</section>
+<section id="events"><h2>Webhook events <span class="muted">(newest ${LIST_LIMIT})</span></h2>
+${events.length === 0 ? '<p class="muted">No events yet: they are sent when a payment settles, or from the form below.</p>' : eventsTable(c, events)}
+</section>
+<section id="test-event"><h2>Send a test event</h2>
+<form method="post" action="${html(c.base)}/console/events/test" class="inline">
+${tokenField(c)}
+<label>Type <select name="type">${TEST_EVENT_TYPES.map((t) => `<option>${html(t)}</option>`).join('')}</select></label>
+<label>URL <input name="url" type="url" required placeholder="http://localhost:3000/webhooks" size="40"></label>
+<button type="submit">Send</button></form>
+<p class="muted">Signed with the webhook secret and retried on the service's schedule (0, 3, 6, 12, 24 min) until a 2xx.</p></section>
+${pending ? LIVE : ''}`;
+}
+
+function paymentsTable(c: ConsoleContext, rows: PaymentRow[]): string {
+  const body = rows
+    .map(
+      (p) => `<tr><td><a href="${html(c.base)}/console/payments/${html(encodeURIComponent(p.trx_id))}">${html(p.trx_id)}</a></td><td>${html(p.merchant_ref)}</td>
+<td class="num">${html(p.amount)} ${html(p.currency)}</td><td>${badge(p.status)}</td><td>${html(p.payment_mode)}</td><td>${html(p.environment)}</td><td>${html(p.created_at)}</td></tr>`,
+    )
+    .join('\n');
+  return `<table><thead><tr><th>Transaction</th><th>Reference</th><th>Amount</th><th>Status</th><th>Mode</th><th>Environment</th><th>Created</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function eventsTable(c: ConsoleContext, events: MockWebhookEvent[]): string {
+  const body = events
+    .map((e) => {
+      const last = lastAttempt(c, e);
+      return `<tr><td><a href="${html(c.base)}/console/events/${html(encodeURIComponent(e.id))}">${html(e.id)}</a></td><td>${html(e.type)}</td><td>${badge(e.status)}</td>
+<td class="num">${e.attempts}</td><td>${last ? outcome(last) : '—'}</td><td>${next(c, e)}</td><td class="url">${html(e.url ?? '—')}</td></tr>`;
+    })
+    .join('\n');
+  return `<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Next retry</th><th>URL</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function paymentPage(c: ConsoleContext, trx: string): Response {
+  const p = c.ctx.state.payments.get(trx) as PaymentRow | undefined;
+  if (!p) return notFound();
+  const events = c.ctx.state.events.filter((e) => (e.payload.data as { trx_id?: unknown } | undefined)?.trx_id === trx);
+  const fields: Array<[string, unknown]> = [
+    ['Status', p.status],
+    ['Amount', `${p.amount} ${p.currency}`],
+    ['Mode', p.payment_mode],
+    ['Environment', p.environment],
+    ['Reference', p.merchant_ref],
+    ['Customer', [p.customer.name, p.customer.email, p.customer.phone].filter(Boolean).join(' · ') || '—'],
+    ['Gateway', p.gateway ?? '—'],
+    ['Failure', p.failure_reason ? `${p.failure_reason}: ${p.failure_message ?? ''}` : '—'],
+    ['Webhook URL', p.ipn_url ?? '—'],
+    ['Created', p.created_at],
+    ['Updated', p.updated_at],
+  ];
+  const settle =
+    p.status === 'pending'
+      ? `<h2>Settle</h2><div class="actions">
+<form method="post" action="${html(c.base)}/console/payments/${html(encodeURIComponent(trx))}/settle">${tokenField(c)}<input type="hidden" name="outcome" value="success"><button class="ok" type="submit">Settle as success</button></form>
+<form method="post" action="${html(c.base)}/console/payments/${html(encodeURIComponent(trx))}/settle">${tokenField(c)}<input type="hidden" name="outcome" value="failed">
+<label>Reason <select name="reason">${Object.keys(FAILURE_REASONS).map((r) => `<option>${html(r)}</option>`).join('')}</select></label>
+<button class="fail" type="submit">Settle as failed</button></form></div>
+${p.checkout_url ? `<p><a href="${html(p.checkout_url)}">Open the hosted checkout page</a></p>` : ''}`
+      : '';
+  return page(
+    200,
+    `Payment ${trx}`,
+    `<p><a href="${html(c.base)}/">← Console</a></p><h1>Payment <code>${html(trx)}</code> ${badge(p.status)}</h1>
+<dl class="kv">${fields.map(([k, v]) => `<dt>${html(k)}</dt><dd>${html(v)}</dd>`).join('')}</dl>
+${settle}
+<h2>Webhook events</h2>${events.length ? eventsTable(c, events.reverse()) : '<p class="muted">None yet: one is sent when the payment settles.</p>'}
+${p.status === 'pending' || events.some((e) => e.status === 'pending') ? LIVE : ''}`,
+  );
+}
+
+function eventPage(c: ConsoleContext, id: string): Response {
+  const e = c.ctx.state.events.find((x) => x.id === id);
+  if (!e) return notFound();
+  const attempts = c.ctx.state.deliveries.filter((d) => d.eventId === id);
+  const rows = attempts
+    .map(
+      (d) => `<tr><td class="num">${d.attempt}${d.manual ? ' (resend)' : ''}</td><td>${html(new Date(d.at).toISOString())}</td><td class="url">${html(d.url)}</td><td>${outcome(d)}</td></tr>`,
+    )
+    .join('\n');
+  return page(
+    200,
+    `Event ${id}`,
+    `<p><a href="${html(c.base)}/">← Console</a></p><h1>Event <code>${html(id)}</code> ${badge(e.status)}</h1>
+<dl class="kv"><dt>Type</dt><dd>${html(e.type)}</dd><dt>URL</dt><dd>${html(e.url ?? '—')}</dd><dt>Attempts</dt><dd>${e.attempts}</dd><dt>Next retry</dt><dd>${next(c, e)}</dd></dl>
+${e.url ? `<form method="post" action="${html(c.base)}/console/events/${html(encodeURIComponent(id))}/resend">${tokenField(c)}<button type="submit">Resend now</button></form>` : ''}
+<h2>Attempts</h2>${rows ? `<table><thead><tr><th>#</th><th>Sent</th><th>URL</th><th>Answer</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">No attempt yet.</p>'}
+<h2>Body</h2><pre>${html(JSON.stringify(e.payload, null, 2))}</pre>
+${e.status === 'pending' ? LIVE : ''}`,
+  );
+}
+
+function lastAttempt(c: ConsoleContext, e: MockWebhookEvent): MockDeliveryAttempt | undefined {
+  for (let i = c.ctx.state.deliveries.length - 1; i >= 0; i--) if (c.ctx.state.deliveries[i]!.eventId === e.id) return c.ctx.state.deliveries[i];
+  return undefined;
+}
+
+function outcome(d: MockDeliveryAttempt): string {
+  if (d.status === null) return `<span class="bad">${html(d.error ?? 'connection failed')}</span>`;
+  return `<span class="${d.status >= 200 && d.status < 300 ? 'good' : 'bad'}">HTTP ${d.status}</span>`;
+}
+
+function next(c: ConsoleContext, e: MockWebhookEvent): string {
+  if (e.status !== 'pending' || e.nextAttemptAt == null) return '—';
+  const inMs = e.nextAttemptAt - c.ctx.now();
+  return inMs <= 0 ? 'now' : `${html(new Date(e.nextAttemptAt).toISOString())} (in ${Math.ceil(inMs / 1000)} s)`;
+}
+
+function badge(status: string): string {
+  const tone = ['success', 'delivered'].includes(status) ? 'good' : ['failed', 'abandoned'].includes(status) ? 'bad' : 'wait';
+  return `<span class="badge ${tone}">${html(status)}</span>`;
+}
+
+const tokenField = (c: ConsoleContext) => `<input type="hidden" name="token" value="${html(c.token)}">`;
+
+// Reloads while something is pending, unless the developer is typing in a form.
+const LIVE = `<script>setInterval(function(){var a=document.activeElement;if(document.visibilityState==='visible'&&!(a&&/INPUT|SELECT|TEXTAREA/.test(a.tagName)))location.reload()},2000)</script>`;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+const redirect = (location: string) => new Response(null, { status: 303, headers: { Location: location } });
+const notFound = () => page(404, 'Not found', '<h1>Not found</h1><p>Nothing here (it may have been trimmed from the sandbox\'s bounded stores).</p>');
+const badRequest = (c: ConsoleContext, message: string) =>
+  page(400, 'Cannot do that', `<h1>Cannot do that</h1><p>${html(message)}</p><p><a href="${html(c.base)}/">Back to the console</a></p>`);
+
+function page(status: number, title: string, body: string, headers: Record<string, string> = {}): Response {
+  const doc = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${html(title)} · Sandbox</title>
+<style>body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
+table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eee;vertical-align:top}
+th{background:#fafafa}.num{text-align:right}.url{word-break:break-all;max-width:20rem}.muted{color:#666;font-size:.9rem}
+.badge{padding:.1rem .5rem;border-radius:999px;font-size:.8rem}.good{color:#1a7f37}.bad{color:#b42318}.wait{color:#9a6700}
+.badge.good{background:#dafbe1}.badge.bad{background:#ffebe9}.badge.wait{background:#fff8c5}
+.kv{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}.kv dt{color:#666}.kv dd{margin:0}
+.actions{display:flex;gap:1rem;flex-wrap:wrap}form.inline{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
+button{font-size:.95rem;padding:.4rem 1rem;border-radius:6px;border:1px solid #ccc;background:#f6f8fa;cursor:pointer}
+button.ok{background:#1a7f37;color:#fff;border-color:#1a7f37}button.fail{background:#b42318;color:#fff;border-color:#b42318}
+pre{background:#f6f8fa;padding:1rem;border-radius:6px;overflow:auto}code{font-size:.9em}</style></head>
+<body>${body}</body></html>`;
+  // Never cached (it shows live state) and never framed (a click-jacked Settle is still a click).
+  return new Response(status === 303 ? null : doc, {
+    status,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', ...headers },
+  });
+}
