@@ -1,0 +1,181 @@
+// The runtime matrix (CI): the packed tarball, installed as a user installs it, on every
+// runtime our users deploy to. Each runtime runs test/runtimes/check.mjs: a signed create and
+// verify against the local sandbox over a socket, an API error class, and verifyWebhook on a
+// good and a tampered delivery. One line per runtime; exit 1 if any failed.
+//
+//   npm run test:runtimes                 build, pack, run every runtime
+//   node scripts/runtimes.mjs --tarball X run on a given tarball (e.g. an older release)
+//   node scripts/runtimes.mjs --only node20,workerd --verbose   (each check's result too)
+//
+// The runtimes (Node 20.19 and 22.12, Deno, Bun, workerd) are pinned in
+// test/runtimes/package.json and installed there on first use (npm ci), not by the root
+// `npm ci`. Node 24 is the one running this script; Chromium is Debian's /usr/bin/chromium.
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const matrixDir = join(root, 'test/runtimes');
+const bin = (name) => join(matrixDir, 'node_modules/.bin', name);
+const argv = process.argv.slice(2);
+const flag = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+const only = flag('--only')?.split(',');
+const started = performance.now();
+
+// 1. Runtimes, pinned in their own lockfile.
+if (!existsSync(bin('deno'))) run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: matrixDir });
+
+// 2. The tarball, installed into a fresh project as a user would.
+const work = mkdtempSync(join(tmpdir(), 'bp-matrix-'));
+let tarball = flag('--tarball');
+if (!tarball) {
+  run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root });
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')));
+}
+const app = join(work, 'app');
+run('mkdir', ['-p', app]);
+writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'matrix-app', private: true, type: 'module', dependencies: { 'business-payments': `file:${tarball}` } }));
+run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app });
+for (const file of ['check.mjs', 'esm.mjs', 'cjs.cjs', 'page.mjs', 'worker.mjs']) copyFileSync(join(matrixDir, file), join(app, file));
+const version = JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(require("business-payments/package.json").version)'], { cwd: app, encoding: 'utf8' }));
+
+// 3. The sandbox of this checkout (not the tarball's: an old tarball is tested against today's server).
+const { createMockService, signWebhook } = await import(join(root, 'dist/testing.js'));
+const mock = createMockService({ rateLimitPerMinute: 1_000_000 });
+const server = await mock.listen({ port: 0 });
+const webhook = await signWebhook({
+  secret: mock.credentials.webhookSecret,
+  payload: { id: 'evt_matrix', type: 'payment.completed', api_version: '2024-06-01', created_at: new Date().toISOString(), data: { trx_id: 'TRXMATRIX', amount: { value: 25, currency: 'USD' } } },
+});
+const input = { baseUrl: server.url, credentials: mock.credentials.sandbox, webhook: { ...webhook, secret: mock.credentials.webhookSecret } };
+
+const { build } = await import('esbuild');
+const bundle = async (entry, format, conditions) =>
+  (await build({ entryPoints: [join(app, entry)], bundle: true, write: false, format, platform: 'browser', conditions, target: 'es2022', logLevel: 'silent' })).outputFiles[0].text;
+
+// 4. The runtimes. Each returns check()'s { ok, steps } or throws with what went wrong.
+const nodeAt = (path) => async () => {
+  const esm = await child(path, ['esm.mjs']);
+  const cjs = await child(path, ['cjs.cjs']);
+  return { ok: esm.ok && cjs.ok, steps: [...esm.steps.map((s) => ({ ...s, name: `import: ${s.name}` })), ...cjs.steps.map((s) => ({ ...s, name: `require: ${s.name}` }))] };
+};
+const RUNTIMES = {
+  node20: { label: () => `node ${version_(join(matrixDir, 'node_modules/node20/bin/node'))}`, run: nodeAt(join(matrixDir, 'node_modules/node20/bin/node')) },
+  'node22.0': { label: () => `node ${version_(join(matrixDir, 'node_modules/node22-0/bin/node'))}`, run: nodeAt(join(matrixDir, 'node_modules/node22-0/bin/node')) },
+  node22: { label: () => `node ${version_(join(matrixDir, 'node_modules/node22/bin/node'))}`, run: nodeAt(join(matrixDir, 'node_modules/node22/bin/node')) },
+  node24: { label: () => `node ${process.versions.node}`, run: nodeAt(process.execPath) },
+  deno: { label: () => execFileSync(bin('deno'), ['--version'], { encoding: 'utf8' }).split('\n')[0].split(' (')[0], run: () => child(bin('deno'), ['run', '--allow-net', '--allow-env', '--allow-read', 'esm.mjs']) },
+  bun: { label: () => `bun ${execFileSync(bin('bun'), ['--version'], { encoding: 'utf8' }).trim()}`, run: () => child(bin('bun'), ['esm.mjs']) },
+  'edge-runtime': {
+    label: () => 'edge-runtime (@edge-runtime/vm)',
+    run: async () => {
+      const { EdgeVM } = await import('@edge-runtime/vm');
+      const vm = new EdgeVM();
+      vm.evaluate(await bundle('page.mjs', 'iife', ['edge-light', 'worker', 'browser']));
+      return vm.evaluate('__matrix')(input);
+    },
+  },
+  workerd: {
+    label: () => `workerd ${execFileSync(bin('workerd'), ['--version'], { encoding: 'utf8' }).trim().replace('workerd ', '')} (miniflare)`,
+    run: async () => {
+      const { Miniflare } = await import(join(matrixDir, 'node_modules/miniflare/dist/src/index.js'));
+      // The newest date the registry's workerd accepts.
+      const mf = new Miniflare({ modules: true, script: await bundle('worker.mjs', 'esm', ['workerd', 'worker', 'browser']), compatibilityDate: '2026-05-03' });
+      try {
+        const response = await mf.dispatchFetch('http://matrix.local/', { method: 'POST', body: JSON.stringify(input) });
+        const text = await response.text();
+        if (response.status !== 200) throw new Error(`the Worker answered ${response.status}: ${text.slice(0, 300)}`);
+        return JSON.parse(text);
+      } finally {
+        await mf.dispose();
+      }
+    },
+  },
+  chromium: {
+    label: () => execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim().split(' built')[0],
+    run: async () => {
+      const script = await bundle('page.mjs', 'iife', ['browser']);
+      // The page comes from its own origin: calls to the sandbox are cross-origin (CORS), as in a real app.
+      const site = createServer((req, res) => {
+        if (req.url === '/matrix.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+        else res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><script src="/matrix.js"></script>');
+      });
+      await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+      try {
+        const page = await browser.newPage();
+        const errors = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        await page.goto(`http://127.0.0.1:${site.address().port}/`);
+        await page.waitForFunction(() => typeof globalThis.__matrix === 'function', null, { timeout: 10_000 }).catch(() => {
+          throw new Error(`the bundle did not load: ${errors.join('; ') || 'no error reported'}`);
+        });
+        return await page.evaluate((value) => globalThis.__matrix({ ...value, browser: true }), input);
+      } finally {
+        await browser.close();
+        site.close();
+      }
+    },
+  },
+};
+
+function version_(path) {
+  return execFileSync(path, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
+}
+
+// A runtime in its own process, the check's input in MATRIX_INPUT; the last stdout line is the result.
+function child(command, args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(command, args, { cwd: app, env: { ...process.env, MATRIX_INPUT: JSON.stringify(input), NO_COLOR: '1' } });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    proc.on('error', reject);
+    proc.on('close', (code) => {
+      clearTimeout(timer);
+      const last = out.trim().split('\n').at(-1) ?? '';
+      try {
+        return resolve(JSON.parse(last));
+      } catch {
+        const why = err.split('\n').find((line) => /Error|error:/.test(line)) ?? err.trim().split('\n')[0] ?? '';
+        reject(new Error(`exit ${code}: ${why.trim().slice(0, 300) || last.slice(0, 300)}`));
+      }
+    });
+  });
+}
+
+function run(command, args, options = {}) {
+  execFileSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'], ...options });
+}
+
+console.log(`runtime matrix: business-payments ${version} (${tarball.split('/').at(-1)}) against the sandbox at ${server.url}`);
+let failed = 0;
+try {
+  for (const [name, runtime] of Object.entries(RUNTIMES)) {
+    if (only && !only.includes(name)) continue;
+    const t0 = performance.now();
+    let label = name;
+    let result;
+    try {
+      label = runtime.label();
+      result = await runtime.run();
+    } catch (error) {
+      result = { ok: false, steps: [{ name: 'run', ok: false, detail: error?.message ?? String(error) }] };
+    }
+    const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+    const bad = result.steps.filter((s) => !s.ok);
+    if (!result.ok || bad.length) failed++;
+    if (argv.includes('--verbose')) for (const s of result.steps) console.log(`    ${s.ok ? '✓' : '✗'} ${s.name}: ${s.detail}`);
+    console.log(`${result.ok && !bad.length ? '✓' : '✗'} ${label.padEnd(34)} ${String(result.steps.length).padStart(2)} checks  ${seconds.padStart(5)} s${bad.length ? `  ${bad[0].name}: ${bad[0].detail}` : ''}`);
+  }
+} finally {
+  await mock.close();
+}
+console.log(`${failed ? `${failed} runtime(s) failed` : 'every runtime passed'} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+process.exit(failed ? 1 : 0);

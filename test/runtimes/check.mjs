@@ -1,0 +1,74 @@
+// What every runtime of the matrix proves, with the packed tarball: a signed client call the
+// sandbox accepts (create, then verify, typed results), an API error mapped to its class, and
+// verifyWebhook accepting a good delivery and refusing a tampered one. It takes the package's
+// modules as arguments (imported, required or bundled by the runtime's own wrapper) and never
+// throws: it resolves to { ok, steps } so every runtime reports the same way.
+//
+// `input`: { baseUrl, credentials: { merchantKey, apiKey, apiSecret }, webhook: { secret, body,
+// headers }, browser?: boolean }.
+
+export async function check(sdk, webhooks, input) {
+  const steps = [];
+  const step = async (name, fn) => {
+    try {
+      const detail = await fn();
+      steps.push({ name, ok: true, detail: detail ?? '' });
+    } catch (error) {
+      steps.push({ name, ok: false, detail: `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}` });
+    }
+  };
+  const options = { ...input.credentials, environment: 'sandbox', baseUrl: input.baseUrl, maxRetries: 0 };
+
+  if (input.browser) {
+    await step('browser guard', () => {
+      try {
+        new sdk.PaymentsClient(options);
+      } catch (error) {
+        if (error instanceof sdk.ConfigurationError) return 'refused without dangerouslyAllowBrowser';
+        throw error;
+      }
+      throw new Error('a client was made in a browser without dangerouslyAllowBrowser');
+    });
+    options.dangerouslyAllowBrowser = true;
+  }
+
+  const client = new sdk.PaymentsClient(options);
+  let trx;
+  await step('payments.create', async () => {
+    const payment = await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: `matrix-${Date.now()}`, ipn_url: 'https://shop.example.com/ipn' });
+    if (typeof payment.trx_id !== 'string' || payment.status !== 'pending') throw new Error(`unexpected payment ${JSON.stringify(payment)}`);
+    trx = payment.trx_id;
+    return trx;
+  });
+  await step('payments.verify', async () => {
+    const verified = await client.payments.verify(trx ?? 'none');
+    if (verified.status !== 'pending' || typeof verified.amount !== 'number') throw new Error(`unexpected ${JSON.stringify(verified)}`);
+    return verified.status;
+  });
+  await step('API error class', async () => {
+    try {
+      await client.payments.retrieve('TRXDOESNOTEXIST');
+    } catch (error) {
+      if (error instanceof sdk.NotFoundError && error.status === 404) return 'NotFoundError 404';
+      throw error;
+    }
+    throw new Error('a missing payment resolved');
+  });
+
+  const { secret, body, headers } = input.webhook;
+  await step('verifyWebhook (good)', async () => {
+    const event = await webhooks.verifyWebhook({ payload: body, headers, secret });
+    if (event.type !== 'payment.completed') throw new Error(`type ${event.type}`);
+    return event.type;
+  });
+  await step('verifyWebhook (tampered)', async () => {
+    try {
+      await webhooks.verifyWebhook({ payload: body.replace('"value":25', '"value":2500'), headers, secret });
+    } catch (error) {
+      if (error instanceof webhooks.WebhookVerificationError) return error.reason;
+      throw error;
+    }
+    throw new Error('a tampered body verified');
+  });
+  return { ok: steps.every((s) => s.ok), steps };
+}

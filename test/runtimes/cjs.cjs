@@ -1,0 +1,7 @@
+// Node: the package loaded with require() (the CommonJS build).
+const sdk = require('business-payments');
+const webhooks = require('business-payments/webhooks');
+
+import('./check.mjs')
+  .then(({ check }) => check(sdk, webhooks, JSON.parse(process.env.MATRIX_INPUT)))
+  .then((result) => console.log(JSON.stringify(result)));

@@ -1,0 +1,6 @@
+// Node, Deno and Bun: the package imported as ES modules.
+import * as sdk from 'business-payments';
+import * as webhooks from 'business-payments/webhooks';
+import { check } from './check.mjs';
+
+console.log(JSON.stringify(await check(sdk, webhooks, JSON.parse(process.env.MATRIX_INPUT))));

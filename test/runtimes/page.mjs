@@ -1,0 +1,7 @@
+// Chromium and the edge runtime: bundled with esbuild (browser conditions); the runner calls
+// globalThis.__matrix(input).
+import * as sdk from 'business-payments';
+import * as webhooks from 'business-payments/webhooks';
+import { check } from './check.mjs';
+
+globalThis.__matrix = (input) => check(sdk, webhooks, input);
