@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The package is built once, before any test (the bin and demo tests use it).
+    globalSetup: ['test/global-setup.ts'],
     environment: 'node',
     restoreMocks: true,
     unstubEnvs: true,

@@ -6,20 +6,15 @@ import { tmpdir } from 'node:os';
 import { isBuiltin } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, inject, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
-import { buildPackageCopy, runCli } from './support.js';
+import { runCli } from './support.js';
 
-let pkg: ReturnType<typeof buildPackageCopy>;
-let cli: string;
+const pkg = { dir: inject('packageCopy') };
+const cli = join(pkg.dir, 'dist', 'cli.js');
 // The shebang finds `node` on PATH: put the Node running these tests first.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
-beforeAll(() => {
-  pkg = buildPackageCopy();
-  cli = join(pkg.dir, 'dist', 'cli.js');
-}, 180_000);
-afterAll(() => pkg?.remove());
 
 describe('the built bin', () => {
   test('package.json bin points at dist/cli.js, which alone has the shebang and the exec bit', () => {
