@@ -14,4 +14,5 @@ export type {
   MockServiceOptions,
   MockState,
   MockWebhookEvent,
+  MswRequestHandler,
 } from './testing/mock-service/types.js';

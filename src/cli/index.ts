@@ -4,6 +4,7 @@ import { sandbox } from './sandbox.js';
 import { sign } from './sign.js';
 import { trigger } from './trigger.js';
 import { verifyWebhookCommand } from './verify-webhook.js';
+import { VERSION } from '../version.js';
 
 export type { CliIo } from './args.js';
 
@@ -16,7 +17,8 @@ The Business Payments SDK's command line: a local sandbox, request signing and w
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join('\n')}
 
-Run "business-payments <command> --help" for a command's options.
+Run "business-payments <command> --help" for a command's options;
+"business-payments --version" prints the version.
 `;
 
 /**
@@ -36,6 +38,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (name === '--help' || name === '-h' || name === 'help') {
     const command = commands.find((c) => c.name === rest[0]);
     io.stdout.write(command?.usage ?? usage);
+    return EXIT_OK;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${VERSION}\n`);
     return EXIT_OK;
   }
   const command = commands.find((c) => c.name === name);

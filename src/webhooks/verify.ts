@@ -265,17 +265,23 @@ function checkHmac(secrets: readonly string[], header: unknown, verified: Verifi
   const { timestamp, body } = verified.signed;
   const node = loadNodeCrypto();
   if (node) {
-    if (!nodeMatches(node, secrets, timestamp, body, candidates)) throw mismatch();
+    if (!nodeMatches(node, secrets, timestamp, body, candidates)) throw mismatch(body);
     return verified;
   }
   return webMatches(secrets, timestamp, body, candidates).then((ok) => {
-    if (!ok) throw mismatch();
+    if (!ok) throw mismatch(body);
     return verified;
   });
 }
 
-const mismatch = () =>
-  new WebhookVerificationError('invalid_signature', 'Signature does not match: wrong secret, or a changed body.');
+// Platforms that hand the body base64-encoded (AWS Lambda's isBase64Encoded) fail here: say so.
+const mismatch = (body?: string | Uint8Array) =>
+  new WebhookVerificationError(
+    'invalid_signature',
+    `Signature does not match: wrong secret, or a changed body.${
+      typeof body == 'string' && /^[\w+/]{16,}={0,2}$/.test(body) ? ' The body looks base64-encoded: decode it first.' : ''
+    }`,
+  );
 
 function nodeMatches(node: NodeCrypto, secrets: readonly string[], timestamp: string, body: string | Uint8Array, candidates: Uint8Array[]): boolean {
   for (const secret of secrets) {

@@ -1,5 +1,7 @@
 // Dispatch of `business-payments <command>`: help, unknown commands, exit codes.
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { VERSION } from '../../src/version.js';
 import { expectUsageError, runCli } from './support.js';
 
 const commands = ['sandbox', 'sign', 'verify-webhook', 'trigger'];
@@ -20,6 +22,13 @@ describe('main', () => {
     expect(viaFlag.stdout).toMatch(new RegExp(`^Usage: business-payments ${name}`));
     expect(viaFlag.stdout).toMatch(/-h, --help/);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+
+  test.each([['--version'], ['-v']])('%s prints the version (package.json\'s), exit 0', async (flag) => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const run = await runCli([flag]);
+    expect(run).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' });
+    expect(VERSION).toBe(manifest.version);
   });
 
   test('no command: exit 2, reason and usage on stderr', async () => {

@@ -50,7 +50,8 @@ export function buildPackageCopy(): { dir: string; remove(): void } {
     unlinkSync(join(dir, 'node_modules')); // the link only, never what it points at
     rmSync(dir, { recursive: true, force: true });
   };
-  const result = spawnSync('npm', ['run', 'build', '--', '--silent', '--out-dir', join(dir, 'dist')], { cwd: root, encoding: 'utf8' });
+  // tsup itself (not `npm run build`, which first empties ./dist): the copy's dist/ is new.
+  const result = spawnSync('npm', ['exec', '--', 'tsup', '--silent', '--out-dir', join(dir, 'dist')], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) {
     remove();
     throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);

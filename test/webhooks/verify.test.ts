@@ -83,6 +83,19 @@ describe('Node inputs', () => {
     await expectReason(verifyWebhook({ payload: changed, headers: d.headers, secret: SECRET, now: NOW }), 'invalid_signature');
   });
 
+  test('a base64-encoded body (AWS Lambda isBase64Encoded) is refused with a hint to decode it; decoded, it verifies', async () => {
+    const d = await delivery();
+    const encoded = Buffer.from(d.body as string).toString('base64');
+    const refused = await verifyWebhook({ payload: encoded, headers: d.headers, secret: SECRET, now: NOW }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebhookVerificationError);
+    expect(refused).toMatchObject({ reason: 'invalid_signature', message: expect.stringContaining('looks base64-encoded: decode it first') });
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    await expect(verifyWebhook({ payload: decoded, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+    // A JSON body with a wrong secret gets no such hint.
+    const wrong = await verifyWebhook({ payload: d.body, headers: d.headers, secret: 'whsec_other', now: NOW }).catch((error: Error) => error.message);
+    expect(wrong).toBe('Signature does not match: wrong secret, or a changed body.');
+  });
+
   test('bytes from another realm (node:vm, an edge-runtime VM) are raw bytes too', async () => {
     const d = await delivery();
     const bytes = Array.from(new TextEncoder().encode(d.body as string));

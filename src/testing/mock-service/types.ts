@@ -163,13 +163,22 @@ export interface MockState {
   requests: MockRequestLogEntry[];
 }
 
+/**
+ * One of msw's request handlers (msw's `RequestHandler`). Typed `any` on purpose: msw is an
+ * optional peer dependency, and naming its type would make every project without msw fail
+ * to type-check this package (`skipLibCheck: false`). `setupServer(...mock.handlers)`
+ * type-checks as is.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type MswRequestHandler = any;
+
 /** The simulated Business Payments service returned by `createMockService`. */
 export interface MockService {
   /**
    * msw request handlers answering on `options.baseUrl`: `setupServer(...mock.handlers)`.
    * Needs msw (a peer dependency of the testing kit) installed in your project.
    */
-  readonly handlers: import('msw').RequestHandler[];
+  readonly handlers: MswRequestHandler[];
   /** Answers one Fetch `Request` as the service would (msw and the HTTP server both use it). */
   handle(request: Request): Promise<Response>;
   /**

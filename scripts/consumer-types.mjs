@@ -1,0 +1,78 @@
+// The packed tarball's types as a consumer compiles them: installed into a fresh project
+// WITHOUT msw (an optional peer), every entry imported, `tsc` with `skipLibCheck: false`,
+// `strict` and `exactOptionalPropertyTypes`, under moduleResolution node16 (ESM and
+// CommonJS consumers) and bundler. One line per setting; exit 1 on any error.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'bp-consumer-'));
+execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')));
+
+// What a consumer writes: every entry, the names DESIGN.md lists, strict options.
+const USE = `
+const client = new PaymentsClient({ environment: 'sandbox', baseUrl: process.env.BASE_URL, apiKey: undefined });
+export async function use(): Promise<string> {
+  const payment = await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'o-1' });
+  const event = await verifyWebhook({ payload: '{}', headers: {}, secret: 'whsec_x' });
+  const mock = createMockService();
+  const handlers: unknown[] = [...mock.handlers];
+  const report = await diagnose({});
+  return payment.trx_id + event.type + String(handlers.length) + String(report.ok);
+}
+`;
+const ESM_HEAD = `import { PaymentsClient } from 'business-payments';\nimport { verifyWebhook } from 'business-payments/webhooks';\nimport { createMockService } from 'business-payments/testing';\nimport { diagnose } from 'business-payments/doctor';\n`;
+// CommonJS: \`import x = require()\` of each entry.
+const CJS_HEAD =
+  `import sdk = require('business-payments');\nimport webhooks = require('business-payments/webhooks');\nimport testing = require('business-payments/testing');\nimport doctor = require('business-payments/doctor');\n` +
+  `const { PaymentsClient } = sdk;\nconst { verifyWebhook } = webhooks;\nconst { createMockService } = testing;\nconst { diagnose } = doctor;\n`;
+
+const app = join(work, 'app');
+mkdirSync(app);
+writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, dependencies: { 'business-payments': `file:${tarball}` } }));
+execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=peer'], { cwd: app, stdio: ['ignore', 'ignore', 'inherit'] });
+if (existsSync(join(app, 'node_modules/msw'))) throw new Error('msw got installed: the check needs a project without it');
+// Node's types (process.env) without installing anything else: point at the repo's copy.
+const typeRoots = [join(root, 'node_modules/@types')];
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+
+const SETTINGS = [
+  { name: 'node16, ESM consumer', type: 'module', module: 'node16', moduleResolution: 'node16', file: 'use.mts', head: ESM_HEAD },
+  { name: 'node16, CommonJS consumer', type: 'commonjs', module: 'node16', moduleResolution: 'node16', file: 'use.cts', head: CJS_HEAD },
+  { name: 'bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler', file: 'use.ts', head: ESM_HEAD },
+];
+let failed = 0;
+for (const setting of SETTINGS) {
+  const dir = join(work, setting.name.replace(/\W+/g, '-'));
+  mkdirSync(dir);
+  execFileSync('ln', ['-s', join(app, 'node_modules'), join(dir, 'node_modules')]);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: setting.type }));
+  writeFileSync(join(dir, setting.file), setting.head + USE);
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        skipLibCheck: false,
+        noEmit: true,
+        module: setting.module,
+        moduleResolution: setting.moduleResolution,
+        target: 'es2022',
+        lib: ['es2023', 'dom'],
+        types: ['node'],
+        typeRoots,
+      },
+      files: [setting.file],
+    }),
+  );
+  const result = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+  const errors = (result.stdout + result.stderr).trim();
+  if (result.status !== 0) failed++;
+  console.log(`${result.status === 0 ? '✓' : '✗'} types: ${setting.name}, skipLibCheck false, no msw${result.status === 0 ? '' : `\n${errors.split('\n').slice(0, 10).join('\n')}`}`);
+}
+process.exit(failed ? 1 : 0);
