@@ -18,7 +18,10 @@ export default tseslint.config(
       // Functions stay short enough to read in one screen; the simulated server is exempt below.
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
       // Arrays and numbers in messages read fine (`[a,b]`, `3`).
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowArray: true, allowNullish: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true, allowArray: true, allowNullish: true },
+      ],
       // An abort rejects with `signal.reason`, whatever the caller put there (as fetch does).
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
     },
@@ -30,9 +33,14 @@ export default tseslint.config(
   {
     rules: {
       // `_name` marks a binding kept on purpose (a destructured field left out, a type tie).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
+  // CommonJS files load with require() (the runtime matrix checks exactly that).
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     // Tests feed malformed input on purpose (control characters, loose casts).
     files: ['test/**'],

@@ -5,5 +5,11 @@ import base from './vitest.config.js';
 
 export default defineConfig({
   resolve: base.resolve,
-  test: { include: ['test/browser/**/*.browser.ts'], environment: 'node', testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false },
+  test: {
+    include: ['test/browser/**/*.browser.ts'],
+    environment: 'node',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    fileParallelism: false,
+  },
 });

@@ -49,13 +49,28 @@ function fixedJson(object) {
 function answers() {
   // The documented VerifiedTransaction (spec "Verified transaction").
   const verified = fixedJson({
-    status: 'success', trx_id: 'TRX1', amount: 25, fee: 0.75, currency: 'USD', net_amount: 24.25,
-    customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, description: 'Order 1001',
-    created_at: '2026-11-22T12:00:00Z', updated_at: '2026-11-22T12:01:00Z',
+    status: 'success',
+    trx_id: 'TRX1',
+    amount: 25,
+    fee: 0.75,
+    currency: 'USD',
+    net_amount: 24.25,
+    customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    description: 'Order 1001',
+    created_at: '2026-11-22T12:00:00Z',
+    updated_at: '2026-11-22T12:01:00Z',
   });
   const customer = fixedJson({
-    id: 'cus_123', object: 'customer', balance: 0, created: 1763812800, currency: 'usd', delinquent: false,
-    email: 'ada@example.com', livemode: false, metadata: {}, name: 'Ada Lovelace',
+    id: 'cus_123',
+    object: 'customer',
+    balance: 0,
+    created: 1763812800,
+    currency: 'usd',
+    delinquent: false,
+    email: 'ada@example.com',
+    livemode: false,
+    metadata: {},
+    name: 'Ada Lovelace',
   });
   const model = fixedJson({ id: 'gpt-x', object: 'model', created: 1763812800, owned_by: 'bench' });
   return { verified, customer, model };
@@ -71,9 +86,9 @@ function runServer() {
   const server = http.createServer((req, res) => {
     // Drain any request body; every route here is a GET.
     req.resume();
-    if (req.method === 'GET' && req.url.startsWith('/api/v1/verify-payment/')) return served.verify++, send(res, verified);
-    if (req.method === 'GET' && req.url === '/v1/customers/cus_123') return served.customer++, send(res, customer);
-    if (req.method === 'GET' && req.url === '/v1/models/gpt-x') return served.model++, send(res, model);
+    if (req.method === 'GET' && req.url.startsWith('/api/v1/verify-payment/')) return (served.verify++, send(res, verified));
+    if (req.method === 'GET' && req.url === '/v1/customers/cus_123') return (served.customer++, send(res, customer));
+    if (req.method === 'GET' && req.url === '/v1/models/gpt-x') return (served.model++, send(res, model));
     served.other++;
     res.writeHead(404, { 'content-type': 'application/json', connection: 'keep-alive' });
     res.end(JSON.stringify({ error: 'not_found', url: req.url }));
@@ -139,9 +154,13 @@ function signedHeaders() {
   const ts = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', CREDENTIALS.apiSecret).update(`${ts}.GET.${VERIFY_PATH}.`).digest('hex');
   return {
-    'Content-Type': 'application/json', Accept: 'application/json',
-    'X-Environment': CREDENTIALS.environment, 'X-Merchant-Key': CREDENTIALS.merchantKey,
-    'X-API-Key': CREDENTIALS.apiKey, 'X-Timestamp': ts, 'X-Signature': `sha256=${signature}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json',
+    'X-Environment': CREDENTIALS.environment,
+    'X-Merchant-Key': CREDENTIALS.merchantKey,
+    'X-API-Key': CREDENTIALS.apiKey,
+    'X-Timestamp': ts,
+    'X-Signature': `sha256=${signature}`,
   };
 }
 
@@ -161,9 +180,11 @@ function httpGet(url, agent) {
 }
 
 /** A ky beforeRequest hook that sets `headers` on the Request (how the SDK hands ky its headers). */
-const putHeaders = (headers) => ({ request }) => {
-  for (const name in headers) request.headers.set(name, headers[name]);
-};
+const putHeaders =
+  (headers) =>
+  ({ request }) => {
+    for (const name in headers) request.headers.set(name, headers[name]);
+  };
 
 /** A `ky.get(…).json()` contender with fixed options (ky imported only when chosen). */
 function kyContender(label, options) {
@@ -211,7 +232,10 @@ const CONTENDERS = {
   kywire: kyContender('ky + the SDK wire headers .json()', { retry: 0, hooks: { beforeRequest: [putHeaders(signedHeaders())] } }),
   // The same with retries on (limit 2, as the SDK): ky then clones each Request up front,
   // so a retry has a body to send; the clone is part of ky's per-call price.
-  kyretry: kyContender('ky + wire headers + retry limit 2', { retry: { limit: 2 }, hooks: { beforeRequest: [putHeaders(signedHeaders())] } }),
+  kyretry: kyContender('ky + wire headers + retry limit 2', {
+    retry: { limit: 2 },
+    hooks: { beforeRequest: [putHeaders(signedHeaders())] },
+  }),
   sdk: {
     label: 'SDK payments.verify',
     setup: async (origin) => {
@@ -262,7 +286,10 @@ async function batch(name, fn, calls, concurrency, timeoutMs) {
   };
   let timer;
   const watchdog = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name}: ${calls} calls at concurrency ${concurrency} took longer than ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`${name}: ${calls} calls at concurrency ${concurrency} took longer than ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   const start = performance.now();
   try {
@@ -334,7 +361,10 @@ async function main() {
   const warmup = env('BENCH_WARMUP', 300);
   const timeoutMs = env('BENCH_TIMEOUT_MS', 30_000);
 
-  const only = (process.env.BENCH_ONLY ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   const unknown = only.filter((k) => !(k in CONTENDERS));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown contender ${unknown.join(', ')} (known: ${Object.keys(CONTENDERS).join(', ')})`);
 
@@ -355,8 +385,13 @@ async function main() {
     }
 
     console.log(`node ${process.version} on ${process.platform}/${process.arch}; server in a child process; ${BODY_BYTES} B JSON answers`);
-    console.log(`${rounds} rounds (after ${warmup} warm-up calls each), contender order rotated per round${only.length ? `; only: ${only.join(', ')}` : ''}`);
-    for (const [concurrency, calls] of [[1, calls1], [parallel, callsN]]) {
+    console.log(
+      `${rounds} rounds (after ${warmup} warm-up calls each), contender order rotated per round${only.length ? `; only: ${only.join(', ')}` : ''}`,
+    );
+    for (const [concurrency, calls] of [
+      [1, calls1],
+      [parallel, callsN],
+    ]) {
       const result = await measure(chosen, { concurrency, calls, rounds, timeoutMs });
       printTable(chosen, { concurrency, calls, ...result });
     }

@@ -18,13 +18,22 @@ const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 60);
 function delivery(size) {
   const filler = 'x'.repeat(Math.max(0, size - 260));
   const body = JSON.stringify({
-    id: 'evt_bench_1', type: 'payment.completed', api_version: '2026-01-01', created_at: '2026-11-22T12:00:00+00:00',
+    id: 'evt_bench_1',
+    type: 'payment.completed',
+    api_version: '2026-01-01',
+    created_at: '2026-11-22T12:00:00+00:00',
     data: { trx_id: 'TRX1', merchant_ref: 'order-1', status: 'completed', amount: { value: 25, currency: 'USD' }, note: filler },
   });
   const t = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex');
   // A Node-style headers object, as `req.headers` gives it.
-  const headers = { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-timestamp': t, 'x-service-event': 'payment.completed', 'x-environment': 'sandbox' };
+  const headers = {
+    'content-type': 'application/json',
+    'x-service-signature': signature,
+    'x-service-timestamp': t,
+    'x-service-event': 'payment.completed',
+    'x-environment': 'sandbox',
+  };
   return { body, t, signature, headers, stripeHeader: `t=${t},v1=${signature}` };
 }
 
@@ -78,9 +87,13 @@ for (const size of [1024, 16 * 1024]) {
 }
 
 console.log(`node ${process.version}, ${ROUNDS} rounds x ${ROUND_MS} ms per contender; median ops/s, median of per-round ratios\n`);
-console.log('| body | floor | floor + JSON.parse | stripe constructEvent | verifyWebhookSignature | verifyWebhook | sig / floor | verify / (floor + parse) | verify / stripe |');
+console.log(
+  '| body | floor | floor + JSON.parse | stripe constructEvent | verifyWebhookSignature | verifyWebhook | sig / floor | verify / (floor + parse) | verify / stripe |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const { size, ops, sigRatio, verifyRatio, stripeRatio } of rows) {
   const f = (x) => Math.round(x).toLocaleString('en-US');
-  console.log(`| ${size / 1024} KB | ${f(ops.floor)} | ${f(ops['floor + JSON.parse'])} | ${f(ops['stripe constructEvent'])} | ${f(ops.verifyWebhookSignature)} | ${f(ops.verifyWebhook)} | ${sigRatio.toFixed(3)} | ${verifyRatio.toFixed(3)} | ${stripeRatio.toFixed(3)} |`);
+  console.log(
+    `| ${size / 1024} KB | ${f(ops.floor)} | ${f(ops['floor + JSON.parse'])} | ${f(ops['stripe constructEvent'])} | ${f(ops.verifyWebhookSignature)} | ${f(ops.verifyWebhook)} | ${sigRatio.toFixed(3)} | ${verifyRatio.toFixed(3)} | ${stripeRatio.toFixed(3)} |`,
+  );
 }

@@ -11,7 +11,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'bp-consumer-'));
 execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-const tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')));
+const tarball = join(
+  work,
+  readdirSync(work).find((f) => f.endsWith('.tgz')),
+);
 
 // What a consumer writes: every entry, the names DESIGN.md lists, strict options.
 const USE = `
@@ -33,8 +36,14 @@ const CJS_HEAD =
 
 const app = join(work, 'app');
 mkdirSync(app);
-writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, dependencies: { 'business-payments': `file:${tarball}` } }));
-execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=peer'], { cwd: app, stdio: ['ignore', 'ignore', 'inherit'] });
+writeFileSync(
+  join(app, 'package.json'),
+  JSON.stringify({ name: 'consumer', private: true, dependencies: { 'business-payments': `file:${tarball}` } }),
+);
+execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=peer'], {
+  cwd: app,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 if (existsSync(join(app, 'node_modules/msw'))) throw new Error('msw got installed: the check needs a project without it');
 // Node's types (process.env) without installing anything else: point at the repo's copy.
 const typeRoots = [join(root, 'node_modules/@types')];
@@ -73,6 +82,8 @@ for (const setting of SETTINGS) {
   const result = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   const errors = (result.stdout + result.stderr).trim();
   if (result.status !== 0) failed++;
-  console.log(`${result.status === 0 ? '✓' : '✗'} types: ${setting.name}, skipLibCheck false, no msw${result.status === 0 ? '' : `\n${errors.split('\n').slice(0, 10).join('\n')}`}`);
+  console.log(
+    `${result.status === 0 ? '✓' : '✗'} types: ${setting.name}, skipLibCheck false, no msw${result.status === 0 ? '' : `\n${errors.split('\n').slice(0, 10).join('\n')}`}`,
+  );
 }
 process.exit(failed ? 1 : 0);

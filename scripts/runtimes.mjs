@@ -33,14 +33,22 @@ const work = mkdtempSync(join(tmpdir(), 'bp-matrix-'));
 let tarball = flag('--tarball');
 if (!tarball) {
   run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root });
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')));
+  tarball = join(
+    work,
+    readdirSync(work).find((f) => f.endsWith('.tgz')),
+  );
 }
 const app = join(work, 'app');
 run('mkdir', ['-p', app]);
-writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'matrix-app', private: true, type: 'module', dependencies: { 'business-payments': `file:${tarball}` } }));
+writeFileSync(
+  join(app, 'package.json'),
+  JSON.stringify({ name: 'matrix-app', private: true, type: 'module', dependencies: { 'business-payments': `file:${tarball}` } }),
+);
 run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app });
 for (const file of ['check.mjs', 'esm.mjs', 'cjs.cjs', 'page.mjs', 'worker.mjs']) copyFileSync(join(matrixDir, file), join(app, file));
-const version = JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(require("business-payments/package.json").version)'], { cwd: app, encoding: 'utf8' }));
+const version = JSON.parse(
+  execFileSync('node', ['-p', 'JSON.stringify(require("business-payments/package.json").version)'], { cwd: app, encoding: 'utf8' }),
+);
 
 // 3. The sandbox of this checkout (not the tarball's: an old tarball is tested against today's server).
 const { createMockService, signWebhook } = await import(join(root, 'dist/testing.js'));
@@ -48,27 +56,69 @@ const mock = createMockService({ rateLimitPerMinute: 1_000_000 });
 const server = await mock.listen({ port: 0 });
 const webhook = await signWebhook({
   secret: mock.credentials.webhookSecret,
-  payload: { id: 'evt_matrix', type: 'payment.completed', api_version: '2024-06-01', created_at: new Date().toISOString(), data: { trx_id: 'TRXMATRIX', amount: { value: 25, currency: 'USD' } } },
+  payload: {
+    id: 'evt_matrix',
+    type: 'payment.completed',
+    api_version: '2024-06-01',
+    created_at: new Date().toISOString(),
+    data: { trx_id: 'TRXMATRIX', amount: { value: 25, currency: 'USD' } },
+  },
 });
-const input = { baseUrl: server.url, credentials: mock.credentials.sandbox, webhook: { ...webhook, secret: mock.credentials.webhookSecret } };
+const input = {
+  baseUrl: server.url,
+  credentials: mock.credentials.sandbox,
+  webhook: { ...webhook, secret: mock.credentials.webhookSecret },
+};
 
 const { build } = await import('esbuild');
 const bundle = async (entry, format, conditions) =>
-  (await build({ entryPoints: [join(app, entry)], bundle: true, write: false, format, platform: 'browser', conditions, target: 'es2022', logLevel: 'silent' })).outputFiles[0].text;
+  (
+    await build({
+      entryPoints: [join(app, entry)],
+      bundle: true,
+      write: false,
+      format,
+      platform: 'browser',
+      conditions,
+      target: 'es2022',
+      logLevel: 'silent',
+    })
+  ).outputFiles[0].text;
 
 // 4. The runtimes. Each returns check()'s { ok, steps } or throws with what went wrong.
 const nodeAt = (path) => async () => {
   const esm = await child(path, ['esm.mjs']);
   const cjs = await child(path, ['cjs.cjs']);
-  return { ok: esm.ok && cjs.ok, steps: [...esm.steps.map((s) => ({ ...s, name: `import: ${s.name}` })), ...cjs.steps.map((s) => ({ ...s, name: `require: ${s.name}` }))] };
+  return {
+    ok: esm.ok && cjs.ok,
+    steps: [
+      ...esm.steps.map((s) => ({ ...s, name: `import: ${s.name}` })),
+      ...cjs.steps.map((s) => ({ ...s, name: `require: ${s.name}` })),
+    ],
+  };
 };
 const RUNTIMES = {
-  node20: { label: () => `node ${version_(join(matrixDir, 'node_modules/node20/bin/node'))}`, run: nodeAt(join(matrixDir, 'node_modules/node20/bin/node')) },
-  'node22.0': { label: () => `node ${version_(join(matrixDir, 'node_modules/node22-0/bin/node'))}`, run: nodeAt(join(matrixDir, 'node_modules/node22-0/bin/node')) },
-  node22: { label: () => `node ${version_(join(matrixDir, 'node_modules/node22/bin/node'))}`, run: nodeAt(join(matrixDir, 'node_modules/node22/bin/node')) },
+  node20: {
+    label: () => `node ${version_(join(matrixDir, 'node_modules/node20/bin/node'))}`,
+    run: nodeAt(join(matrixDir, 'node_modules/node20/bin/node')),
+  },
+  'node22.0': {
+    label: () => `node ${version_(join(matrixDir, 'node_modules/node22-0/bin/node'))}`,
+    run: nodeAt(join(matrixDir, 'node_modules/node22-0/bin/node')),
+  },
+  node22: {
+    label: () => `node ${version_(join(matrixDir, 'node_modules/node22/bin/node'))}`,
+    run: nodeAt(join(matrixDir, 'node_modules/node22/bin/node')),
+  },
   node24: { label: () => `node ${process.versions.node}`, run: nodeAt(process.execPath) },
-  deno: { label: () => execFileSync(bin('deno'), ['--version'], { encoding: 'utf8' }).split('\n')[0].split(' (')[0], run: () => child(bin('deno'), ['run', '--allow-net', '--allow-env', '--allow-read', 'esm.mjs']) },
-  bun: { label: () => `bun ${execFileSync(bin('bun'), ['--version'], { encoding: 'utf8' }).trim()}`, run: () => child(bin('bun'), ['esm.mjs']) },
+  deno: {
+    label: () => execFileSync(bin('deno'), ['--version'], { encoding: 'utf8' }).split('\n')[0].split(' (')[0],
+    run: () => child(bin('deno'), ['run', '--allow-net', '--allow-env', '--allow-read', 'esm.mjs']),
+  },
+  bun: {
+    label: () => `bun ${execFileSync(bin('bun'), ['--version'], { encoding: 'utf8' }).trim()}`,
+    run: () => child(bin('bun'), ['esm.mjs']),
+  },
   'edge-runtime': {
     label: () => 'edge-runtime (@edge-runtime/vm)',
     run: async () => {
@@ -83,7 +133,11 @@ const RUNTIMES = {
     run: async () => {
       const { Miniflare } = await import(join(matrixDir, 'node_modules/miniflare/dist/src/index.js'));
       // The newest date the registry's workerd accepts.
-      const mf = new Miniflare({ modules: true, script: await bundle('worker.mjs', 'esm', ['workerd', 'worker', 'browser']), compatibilityDate: '2026-05-03' });
+      const mf = new Miniflare({
+        modules: true,
+        script: await bundle('worker.mjs', 'esm', ['workerd', 'worker', 'browser']),
+        compatibilityDate: '2026-05-03',
+      });
       try {
         const response = await mf.dispatchFetch('http://matrix.local/', { method: 'POST', body: JSON.stringify(input) });
         const text = await response.text();
@@ -105,15 +159,27 @@ const RUNTIMES = {
       });
       await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
       const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+      const browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
+      });
       try {
         const page = await browser.newPage();
         const errors = [];
         page.on('pageerror', (error) => errors.push(error.message));
         await page.goto(`http://127.0.0.1:${site.address().port}/`);
-        await page.waitForFunction(() => typeof globalThis.__matrix === 'function', null, { timeout: 10_000 }).catch(() => {
-          throw new Error(`the bundle did not load: ${errors.join('; ') || 'no error reported'}`);
-        });
+        await page
+          .waitForFunction(() => typeof globalThis.__matrix === 'function', null, { timeout: 10_000 })
+          .catch(() => {
+            throw new Error(`the bundle did not load: ${errors.join('; ') || 'no error reported'}`);
+          });
         return await page.evaluate((value) => globalThis.__matrix({ ...value, browser: true }), input);
       } finally {
         await browser.close();
@@ -172,7 +238,9 @@ try {
     const bad = result.steps.filter((s) => !s.ok);
     if (!result.ok || bad.length) failed++;
     if (argv.includes('--verbose')) for (const s of result.steps) console.log(`    ${s.ok ? '✓' : '✗'} ${s.name}: ${s.detail}`);
-    console.log(`${result.ok && !bad.length ? '✓' : '✗'} ${label.padEnd(34)} ${String(result.steps.length).padStart(2)} checks  ${seconds.padStart(5)} s${bad.length ? `  ${bad[0].name}: ${bad[0].detail}` : ''}`);
+    console.log(
+      `${result.ok && !bad.length ? '✓' : '✗'} ${label.padEnd(34)} ${String(result.steps.length).padStart(2)} checks  ${seconds.padStart(5)} s${bad.length ? `  ${bad[0].name}: ${bad[0].detail}` : ''}`,
+    );
   }
 } finally {
   await mock.close();

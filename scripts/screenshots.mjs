@@ -17,7 +17,13 @@ const browser = await chromium.launch(LAUNCH);
 try {
   const client = new PaymentsClient({ ...mock.credentials.sandbox, environment: 'sandbox', baseUrl: server.url });
   const create = (ref, amount, extra = {}) =>
-    client.payments.create({ payment_amount: amount, currency_code: 'USD', ref_trx: ref, ipn_url: 'http://127.0.0.1:59999/unreachable', ...extra });
+    client.payments.create({
+      payment_amount: amount,
+      currency_code: 'USD',
+      ref_trx: ref,
+      ipn_url: 'http://127.0.0.1:59999/unreachable',
+      ...extra,
+    });
   // A few rows in each state, so the console shows what it shows in real use.
   await mock.completeCheckout((await create('order-1001', 25)).trx_id, 'success');
   await mock.completeCheckout((await create('order-1002', 12.5)).trx_id, 'failed');
@@ -27,7 +33,14 @@ try {
     browser,
     sandboxUrl: server.url,
     createPayment: async (ipnUrl) =>
-      (await create('order-1004', 42, { ipn_url: ipnUrl, success_redirect: `${server.url}/`, cancel_redirect: `${server.url}/`, customer_name: 'Asha Mwangi' })).trx_id,
+      (
+        await create('order-1004', 42, {
+          ipn_url: ipnUrl,
+          success_redirect: `${server.url}/`,
+          cancel_redirect: `${server.url}/`,
+          customer_name: 'Asha Mwangi',
+        })
+      ).trx_id,
     onStep: async (name, page) => {
       const file = new URL(`console-${name}.png`, OUT);
       await page.screenshot({ path: file.pathname, fullPage: false });

@@ -40,7 +40,17 @@ export const s = [z.string().check(z.regex(/a/), z.minLength(1), z.maxLength(3),
   z.boolean(), z.looseObject({}), z.strictObject({}), z.array(z.string()), z.optional(z.string()), z.nullable(z.string()), z.nullish(z.string()),
   z.custom(() => true), z.pipe(z.transform((x) => x), z.string())];
 export const p = (schema, value) => schema.safeParse(value, { error: () => 'x' });`;
-const floor = await build({ stdin: { contents: FLOOR, resolveDir: process.cwd(), loader: 'js' }, bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'error' });
+const floor = await build({
+  stdin: { contents: FLOOR, resolveDir: process.cwd(), loader: 'js' },
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  write: false,
+  logLevel: 'error',
+});
 const floorCode = floor.outputFiles[0].contents;
-console.log(`${'ky+zod'.padEnd(9)} ${String(floorCode.length).padStart(7)} B min  ${String(gzipSync(floorCode, { level: 9 }).length).padStart(6)} B min+gzip  (floor of client: no SDK code)`);
+console.log(
+  `${'ky+zod'.padEnd(9)} ${String(floorCode.length).padStart(7)} B min  ${String(gzipSync(floorCode, { level: 9 }).length).padStart(6)} B min+gzip  (floor of client: no SDK code)`,
+);
 process.exit(over ? 1 : 0);

@@ -25,12 +25,28 @@ if (process.env[CHILD]) {
       // A full collection first (the child runs with --expose-gc): what stays is what the service keeps.
       globalThis.gc?.();
       const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-      const spaces = process.env.SOAK_TRACE ? (await import('node:v8')).getHeapSpaceStatistics().map((x) => `${x.space_name} ${(x.space_size / 1048576).toFixed(0)}/${(x.space_used_size / 1048576).toFixed(0)}`).join(', ') : '';
+      const spaces = process.env.SOAK_TRACE
+        ? (await import('node:v8'))
+            .getHeapSpaceStatistics()
+            .map((x) => `${x.space_name} ${(x.space_size / 1048576).toFixed(0)}/${(x.space_used_size / 1048576).toFixed(0)}`)
+            .join(', ')
+        : '';
       // Linux splits RSS into anonymous memory (what the process allocated) and file pages
       // (the node binary's code, faulted in as new paths run; shared and reclaimable).
       const status = await import('node:fs').then((fs) => fs.readFileSync('/proc/self/status', 'utf8')).catch(() => '');
       const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-      process.send({ rss, anon: kb('RssAnon'), file: kb('RssFile'), heapUsed, heapTotal, external, arrayBuffers, spaces, requests: mock.state.requests.length, payments: mock.state.payments.size });
+      process.send({
+        rss,
+        anon: kb('RssAnon'),
+        file: kb('RssFile'),
+        heapUsed,
+        heapTotal,
+        external,
+        arrayBuffers,
+        spaces,
+        requests: mock.state.requests.length,
+        payments: mock.state.payments.size,
+      });
     }
     if (m === 'close') {
       await server.close();
@@ -47,7 +63,11 @@ if (process.env[CHILD]) {
 async function main() {
   const total = Number(process.env.SOAK_REQUESTS ?? 100_000);
   const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 64);
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--expose-gc', ...(process.env.SOAK_CHILD_FLAGS ?? '').split(' ').filter(Boolean)], env: { ...process.env, [CHILD]: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--expose-gc', ...(process.env.SOAK_CHILD_FLAGS ?? '').split(' ').filter(Boolean)],
+    env: { ...process.env, [CHILD]: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = (message) =>
     new Promise((resolve) => {
       child.once('message', resolve);
@@ -66,7 +86,13 @@ async function main() {
     switch (i % 10) {
       case 0:
         return client.payments
-          .create({ payment_amount: 10 + (i % 90), currency_code: 'USD', ref_trx: `soak-${i}`, success_redirect: 'https://shop.example.com/ok', ipn_url: 'https://shop.example.com/ipn' })
+          .create({
+            payment_amount: 10 + (i % 90),
+            currency_code: 'USD',
+            ref_trx: `soak-${i}`,
+            success_redirect: 'https://shop.example.com/ok',
+            ipn_url: 'https://shop.example.com/ipn',
+          })
           .then((p) => trxIds.length < 1000 && trxIds.push(p.trx_id));
       case 1:
       case 2:
@@ -88,7 +114,10 @@ async function main() {
   const latencies = new Float64Array(total);
   const errors = new Map();
   const rss = {};
-  const marks = new Map([[Math.floor(total / 2), 'middle'], [10_000, '10k']]);
+  const marks = new Map([
+    [Math.floor(total / 2), 'middle'],
+    [10_000, '10k'],
+  ]);
   rss.start = (await ask('rss')).rss;
   const started = performance.now();
   const worker = async () => {
@@ -106,7 +135,9 @@ async function main() {
       if (mark) rss[mark] = (await ask('rss')).rss;
       if (process.env.SOAK_TRACE && i % 10_000 === 0) {
         const m = await ask('rss');
-        console.log(`  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB (anon ${(m.anon / 1048576).toFixed(1)}, file ${(m.file / 1048576).toFixed(1)}), heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`);
+        console.log(
+          `  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB (anon ${(m.anon / 1048576).toFixed(1)}, file ${(m.file / 1048576).toFixed(1)}), heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`,
+        );
       }
     }
   };
@@ -123,8 +154,12 @@ async function main() {
   console.log(`soak: ${total} requests at concurrency ${concurrency} in ${seconds.toFixed(1)} s (node ${process.version})`);
   console.log(`requests/s ${(total / seconds).toFixed(0)}   p50 ${pct(0.5)} ms   p99 ${pct(0.99)} ms   errors ${errorCount}`);
   for (const [key, count] of errors) console.log(`  ${count} × ${key}`);
-  console.log(`sandbox RSS: start ${mb(rss.start)} MB, 10k ${mb(rss['10k'] ?? rss.start)} MB, middle ${mb(rss.middle ?? rss.start)} MB, end ${mb(rss.end)} MB`);
-  console.log(`sandbox after a full GC at the end: heap used ${mb(end.heapUsed)} of ${mb(end.heapTotal)} MB, external ${mb(end.external)} MB (array buffers ${mb(end.arrayBuffers)} MB); stores: request log ${end.requests}, payments ${end.payments}`);
+  console.log(
+    `sandbox RSS: start ${mb(rss.start)} MB, 10k ${mb(rss['10k'] ?? rss.start)} MB, middle ${mb(rss.middle ?? rss.start)} MB, end ${mb(rss.end)} MB`,
+  );
+  console.log(
+    `sandbox after a full GC at the end: heap used ${mb(end.heapUsed)} of ${mb(end.heapTotal)} MB, external ${mb(end.external)} MB (array buffers ${mb(end.arrayBuffers)} MB); stores: request log ${end.requests}, payments ${end.payments}`,
+  );
   const growth = rss.end - (rss['10k'] ?? rss.start);
   console.log(`RSS growth from the 10k mark to the end: ${mb(growth)} MB (limit 30 MB)`);
   process.exit(errorCount === 0 && growth < 30 * 1024 * 1024 ? 0 : 1);

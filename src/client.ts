@@ -102,10 +102,7 @@ export class PaymentsClient {
 
   /** The service's machine-readable description (GET /api/v1/openapi.json). */
   openapi(options?: RequestOptions): APIPromise<OpenAPIDocument> {
-    return this.request(
-      { operation: 'openapi', method: 'GET', path: '/api/v1/openapi.json', response: OpenAPIDocument },
-      options,
-    );
+    return this.request({ operation: 'openapi', method: 'GET', path: '/api/v1/openapi.json', response: OpenAPIDocument }, options);
   }
 
   /** @internal Sends one call through the pipeline: validate, sign, send, retry, parse. */
@@ -115,7 +112,11 @@ export class PaymentsClient {
 
   /** @internal A list call: the first page now, every page on `for await`. */
   requestPage<T>(
-    spec: Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & { item: z.ZodMiniType<T>; params: z.ZodMiniType; value: object | undefined },
+    spec: Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & {
+      item: z.ZodMiniType<T>;
+      params: z.ZodMiniType;
+      value: object | undefined;
+    },
     options?: RequestOptions,
   ): PagePromise<T> {
     const response: z.ZodMiniType<ListBody<T>> = listBody(spec.item);
@@ -181,10 +182,15 @@ export class PaymentsClient {
       throw this.#failed(cause, call);
     }
     const parse = async () => {
-      if (response.bodyUsed) throw new PaymentsError(`${spec.operation}: the body was already read through asResponse(); use withResponse() for both.`);
+      if (response.bodyUsed)
+        throw new PaymentsError(`${spec.operation}: the body was already read through asResponse(); use withResponse() for both.`);
       const text = await sent.text().catch((cause: unknown) => Promise.reject(this.#failed(cause, call, true)));
       try {
-        return decodeResponse(spec.response, text, response, { operation: spec.operation, serverMayHaveActed: mode !== 'safe', emptyBodyOk: spec.emptyBodyOk });
+        return decodeResponse(spec.response, text, response, {
+          operation: spec.operation,
+          serverMayHaveActed: mode !== 'safe',
+          emptyBodyOk: spec.emptyBodyOk,
+        });
       } catch (cause) {
         throw this.#failed(cause, call);
       }
@@ -193,7 +199,14 @@ export class PaymentsClient {
   }
 
   /** ky's beforeRequest hook: the SDK's headers and the first attempt's signature. */
-  #sign(request: Request, spec: RequestSpec<z.ZodMiniType>, call: CallInfo, signer: AttemptSigner, params: unknown, headers: Record<string, string>): void | Promise<void> {
+  #sign(
+    request: Request,
+    spec: RequestSpec<z.ZodMiniType>,
+    call: CallInfo,
+    signer: AttemptSigner,
+    params: unknown,
+    headers: Record<string, string>,
+  ): void | Promise<void> {
     const put = (signed: Record<string, string>) => {
       for (const name in signed) request.headers.set(name, signed[name]!);
       this.#logAttempt(spec, call, signed, params, 0);
@@ -204,7 +217,13 @@ export class PaymentsClient {
   }
 
   /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */
-  async #resign(state: BeforeRetryState, spec: RequestSpec<z.ZodMiniType>, call: CallInfo, signer: AttemptSigner, params: unknown): Promise<void> {
+  async #resign(
+    state: BeforeRetryState,
+    spec: RequestSpec<z.ZodMiniType>,
+    call: CallInfo,
+    signer: AttemptSigner,
+    params: unknown,
+  ): Promise<void> {
     if (this.#logs('warn')) {
       // A throwaway mapping for the log line only: its message is what the caller would see.
       this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${callError(state.error, { ...call }).message}); retrying`);
@@ -214,7 +233,13 @@ export class PaymentsClient {
     this.#logAttempt(spec, call, state.request.headers, params, state.retryCount);
   }
 
-  #logAttempt(spec: RequestSpec<z.ZodMiniType>, call: CallInfo, headers: Record<string, string> | Headers, params: unknown, retry: number): void {
+  #logAttempt(
+    spec: RequestSpec<z.ZodMiniType>,
+    call: CallInfo,
+    headers: Record<string, string> | Headers,
+    params: unknown,
+    retry: number,
+  ): void {
     if (!this.#logs('debug')) return;
     this.#log('debug', `${spec.method} ${call.pathWithQuery} attempt ${retry + 1}`, {
       headers: redactHeaders(headers instanceof Headers ? Object.fromEntries(headers) : headers),

@@ -2,7 +2,15 @@
 // client's own configuration. Used by `business-payments doctor` and health endpoints.
 // The client and its error classes come from the main entry (the package itself, not a
 // copy): the errors a call throws are then the classes checked here.
-import { APIConnectionError, APIError, ConfigurationError, MerchantPendingApprovalError, PaymentsClient, PaymentsError, type ClientOptions } from 'business-payments';
+import {
+  APIConnectionError,
+  APIError,
+  ConfigurationError,
+  MerchantPendingApprovalError,
+  PaymentsClient,
+  PaymentsError,
+  type ClientOptions,
+} from 'business-payments';
 import { contractDrift, type OpenAPIDoc } from './internal/contract.js';
 import { signWebhook } from './testing/sign-webhook.js';
 
@@ -63,22 +71,32 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     client = new PaymentsClient({ ...options, maxRetries: 0 });
     add({ name: 'configuration', status: 'pass', detail: `${client.environment} at ${client.baseUrl}` });
   } catch (error) {
-    add({ name: 'configuration', status: 'fail', detail: message(error), fix: 'Set the option or environment variable named above (BUSINESS_PAYMENTS_*).' });
-    for (const name of ['service reachable', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract']) skip(name, 'needs a valid configuration');
+    add({
+      name: 'configuration',
+      status: 'fail',
+      detail: message(error),
+      fix: 'Set the option or environment variable named above (BUSINESS_PAYMENTS_*).',
+    });
+    for (const name of ['service reachable', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
+      skip(name, 'needs a valid configuration');
     return done(checks);
   }
 
   // One signed call answers four questions: reachable, credentials, clock, approval.
   const started = now();
-  const siteInfo = await client.siteInfo.retrieve().withResponse().then(
-    (value) => ({ value, error: undefined }),
-    (error: unknown) => ({ value: undefined, error }),
-  );
+  const siteInfo = await client.siteInfo
+    .retrieve()
+    .withResponse()
+    .then(
+      (value) => ({ value, error: undefined }),
+      (error: unknown) => ({ value: undefined, error }),
+    );
   const latency = Math.max(0, now() - started);
   const response = siteInfo.value?.response ?? (siteInfo.error instanceof APIError ? siteInfo.error : undefined);
   if (siteInfo.error instanceof APIConnectionError) {
     add({ name: 'service reachable', status: 'fail', detail: message(siteInfo.error), fix: reachFix(siteInfo.error) });
-    for (const name of ['credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract']) skip(name, 'the service is not reachable');
+    for (const name of ['credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
+      skip(name, 'the service is not reachable');
     return done(checks);
   }
   add({ name: 'service reachable', status: 'pass', detail: `answered in ${latency} ms` });
@@ -98,21 +116,41 @@ function signedCallChecks(environment: string, error: unknown, skew: number | un
   if (error instanceof MerchantPendingApprovalError) {
     checks.push({ name: 'credentials', status: 'pass', detail: 'accepted (the merchant is not approved yet)' });
   } else if (error) {
-    const label = error instanceof APIError ? error.label ?? String(error.status) : error instanceof Error ? error.name : 'error';
-    checks.push({ name: 'credentials', status: 'fail', detail: `${label}: ${message(error)}`, fix: `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same credential set.` });
+    const label = error instanceof APIError ? (error.label ?? String(error.status)) : error instanceof Error ? error.name : 'error';
+    checks.push({
+      name: 'credentials',
+      status: 'fail',
+      detail: `${label}: ${message(error)}`,
+      fix: `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same credential set.`,
+    });
   } else {
     checks.push({ name: 'credentials', status: 'pass', detail: 'signed request accepted' });
   }
   if (skew === undefined) checks.push({ name: 'clock', status: 'skip', detail: 'the service sent no Date header' });
   else if (Math.abs(skew) > MAX_SKEW_S) {
-    checks.push({ name: 'clock', status: 'fail', detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's`, fix: `Synchronise the clock (NTP): signed requests are refused beyond ${MAX_SKEW_S} s.` });
+    checks.push({
+      name: 'clock',
+      status: 'fail',
+      detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's`,
+      fix: `Synchronise the clock (NTP): signed requests are refused beyond ${MAX_SKEW_S} s.`,
+    });
   } else {
     checks.push({ name: 'clock', status: 'pass', detail: `within ${Math.abs(skew)} s of the service` });
   }
   if (environment !== 'production') checks.push({ name: 'approval', status: 'skip', detail: 'sandbox: approval is not needed' });
   else if (error instanceof MerchantPendingApprovalError) {
-    checks.push({ name: 'approval', status: 'fail', detail: message(error), fix: 'Finish business approval in the dashboard; until then use the sandbox.' });
-  } else checks.push({ name: 'approval', status: error ? 'skip' : 'pass', detail: error ? 'unknown: the credentials were refused' : 'the merchant is approved for production' });
+    checks.push({
+      name: 'approval',
+      status: 'fail',
+      detail: message(error),
+      fix: 'Finish business approval in the dashboard; until then use the sandbox.',
+    });
+  } else
+    checks.push({
+      name: 'approval',
+      status: error ? 'skip' : 'pass',
+      detail: error ? 'unknown: the credentials were refused' : 'the merchant is approved for production',
+    });
   return checks;
 }
 
@@ -122,7 +160,12 @@ async function walletsCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
     const wallets = await client.balance.retrieve();
     return wallets.length > 0
       ? { name: 'wallets', status: 'pass', detail: wallets.map((w) => `${w.currency} ${w.balance}`).join(', ') }
-      : { name: 'wallets', status: 'fail', detail: 'no currency has an active wallet', fix: 'Activate a receiver wallet for each currency you charge in.' };
+      : {
+          name: 'wallets',
+          status: 'fail',
+          detail: 'no currency has an active wallet',
+          fix: 'Activate a receiver wallet for each currency you charge in.',
+        };
   } catch (error) {
     return { name: 'wallets', status: 'fail', detail: message(error) };
   }
@@ -134,7 +177,12 @@ async function contractCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
     const drift = contractDrift((await client.openapi()) as unknown as OpenAPIDoc);
     return drift.length === 0
       ? { name: 'contract', status: 'pass', detail: 'the service describes the API this SDK version calls' }
-      : { name: 'contract', status: 'fail', detail: `${drift.length} difference(s): ${drift.slice(0, 3).join('; ')}${drift.length > 3 ? '; …' : ''}`, fix: 'Update business-payments, or tell the service owner which side is wrong.' };
+      : {
+          name: 'contract',
+          status: 'fail',
+          detail: `${drift.length} difference(s): ${drift.slice(0, 3).join('; ')}${drift.length > 3 ? '; …' : ''}`,
+          fix: 'Update business-payments, or tell the service owner which side is wrong.',
+        };
   } catch (error) {
     return { name: 'contract', status: 'skip', detail: `the service's openapi.json could not be read (${message(error)})` };
   }
@@ -143,7 +191,13 @@ async function contractCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
 async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
   const name = 'webhook endpoint';
   if (!options.webhookUrl) return { name, status: 'skip', detail: 'no webhookUrl given' };
-  if (!options.webhookSecret) return { name, status: 'fail', detail: 'webhookUrl given without webhookSecret', fix: 'Pass the webhook signing secret your endpoint verifies with.' };
+  if (!options.webhookSecret)
+    return {
+      name,
+      status: 'fail',
+      detail: 'webhookUrl given without webhookSecret',
+      fix: 'Pass the webhook signing secret your endpoint verifies with.',
+    };
   const timeout = options.webhookTimeout ?? 10_000;
   const payload = {
     id: `evt_doctor_${Math.floor((options.now ?? Date.now)())}`,
@@ -155,14 +209,24 @@ async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
   try {
     const { body, headers } = await signWebhook({ payload, secret: options.webhookSecret, environment: options.environment ?? 'sandbox' });
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    const answer = await fetchImpl(options.webhookUrl, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeout) });
+    const answer = await fetchImpl(options.webhookUrl, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeout),
+    });
     const text = (await answer.text()).slice(0, 200);
-    if (answer.status >= 200 && answer.status < 300) return { name, status: 'pass', detail: `answered ${answer.status} to a signed test event` };
+    if (answer.status >= 200 && answer.status < 300)
+      return { name, status: 'pass', detail: `answered ${answer.status} to a signed test event` };
     return {
       name,
       status: 'fail',
       detail: `answered ${answer.status}${text ? `: ${text}` : ''}`,
-      fix: answer.status === 400 || answer.status === 401 ? 'The endpoint refused the signature: check it verifies the raw body with this secret.' : 'Answer 2xx once the event is verified (and stored); do slow work after answering.',
+      fix:
+        answer.status === 400 || answer.status === 401
+          ? 'The endpoint refused the signature: check it verifies the raw body with this secret.'
+          : 'Answer 2xx once the event is verified (and stored); do slow work after answering.',
     };
   } catch (error) {
     const timedOut = error instanceof Error && error.name === 'TimeoutError';
@@ -170,7 +234,9 @@ async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
       name,
       status: 'fail',
       detail: timedOut ? `no answer within ${timeout} ms` : `could not be reached (${message(error)})`,
-      fix: timedOut ? 'Answer within the delivery timeout; do slow work after answering.' : 'Check the URL is public and reachable from the service.',
+      fix: timedOut
+        ? 'Answer within the delivery timeout; do slow work after answering.'
+        : 'Check the URL is public and reachable from the service.',
     };
   }
 }

@@ -123,7 +123,9 @@ async function payOnCheckoutPage(mock: MockService, checkoutUrl: string, trxId: 
 function decodeEntities(text: string): string {
   const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code: string) =>
-    code[0] === '#' ? String.fromCodePoint(Number(code[1] === 'x' || code[1] === 'X' ? `0${code.slice(1)}` : code.slice(1))) : (named[code.toLowerCase()] ?? entity),
+    code[0] === '#'
+      ? String.fromCodePoint(Number(code[1] === 'x' || code[1] === 'X' ? `0${code.slice(1)}` : code.slice(1)))
+      : (named[code.toLowerCase()] ?? entity),
   );
 }
 
@@ -206,7 +208,9 @@ async function demo(): Promise<void> {
 
   if (receiver.stats.rejected.length > 0) fail(`the endpoint rejected deliveries: ${receiver.stats.rejected.join(', ')}`);
   const { verified: count, duplicates } = receiver.stats;
-  console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s: 2 payments settled, ${count} webhooks verified, ${duplicates} duplicates ignored.`);
+  console.log(
+    `\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s: 2 payments settled, ${count} webhooks verified, ${duplicates} duplicates ignored.`,
+  );
 }
 
 async function closeAll(): Promise<void> {

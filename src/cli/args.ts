@@ -32,13 +32,14 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** `util.parseArgs` in strict mode, plus `--help`; its errors become one-line `UsageError`s. */
-export function parseCommandArgs<T extends ParseArgsOptionsConfig>(
-  args: string[],
-  options: T,
-  positionals = false,
-) {
+export function parseCommandArgs<T extends ParseArgsOptionsConfig>(args: string[], options: T, positionals = false) {
   try {
-    return parseArgs({ args: joinNegativeValues(args, options), options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: positionals });
+    return parseArgs({
+      args: joinNegativeValues(args, options),
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: positionals,
+    });
   } catch (error) {
     // Node's messages run on with advice about `--`; the first sentence is the reason.
     const message = error instanceof Error ? error.message.split(/\.\s/)[0]! : String(error);

@@ -1,5 +1,14 @@
 import { diagnose } from '../doctor-entry.js';
-import { environment, EXIT_FAILURE, EXIT_OK, parseCommandArgs, printHelp, secret as secretOption, type CliIo, type Command } from './args.js';
+import {
+  environment,
+  EXIT_FAILURE,
+  EXIT_OK,
+  parseCommandArgs,
+  printHelp,
+  secret as secretOption,
+  type CliIo,
+  type Command,
+} from './args.js';
 
 const usage = `Usage: business-payments doctor [options]
 

@@ -57,7 +57,9 @@ export const sandbox: Command = {
     const { sandbox: credentials, webhookSecret } = mock.credentials;
     if (json) {
       const { merchantKey, apiKey, apiSecret } = credentials;
-      io.stdout.write(`${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, consoleUrl: `${baseUrl}/`, environment: 'sandbox' })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, consoleUrl: `${baseUrl}/`, environment: 'sandbox' })}\n`,
+      );
     } else {
       io.stdout.write(banner(baseUrl, { ...credentials, webhookSecret }));
     }
@@ -109,7 +111,11 @@ function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSe
 /** Prints each new request and webhook attempt from the service's state. */
 // Requests come from onRequest (the request log is a bounded ring: indexes into it shift);
 // deliveries are printed after the last one printed, found from the end of their list.
-function startLog(mock: MockService, io: CliIo, json: boolean): { onRequest(entry: MockRequestLogEntry): void; flush(): void; stop(): void } {
+function startLog(
+  mock: MockService,
+  io: CliIo,
+  json: boolean,
+): { onRequest: (entry: MockRequestLogEntry) => void; flush: () => void; stop: () => void } {
   const pending: MockRequestLogEntry[] = [];
   let lastDelivery: MockDeliveryAttempt | undefined;
   const flush = () => {
@@ -152,7 +158,8 @@ function clock(at: number): string {
 
 function positiveNumber(value: string, name: string): number {
   const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new UsageError(`--${name} must be a number above 0, got '${value}'`);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0)
+    throw new UsageError(`--${name} must be a number above 0, got '${value}'`);
   return number;
 }
 

@@ -1,5 +1,15 @@
 import { signRequest } from '../index.js';
-import { environment, EXIT_OK, parseCommandArgs, printHelp, required, secret as secretOption, UsageError, type CliIo, type Command } from './args.js';
+import {
+  environment,
+  EXIT_OK,
+  parseCommandArgs,
+  printHelp,
+  required,
+  secret as secretOption,
+  UsageError,
+  type CliIo,
+  type Command,
+} from './args.js';
 
 const usage = `Usage: business-payments sign --method M --path P [--body B] --secret S [options]
 

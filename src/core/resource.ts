@@ -3,7 +3,7 @@ import type { PaymentsClient } from '../client.js';
 /** Base of every resource (`client.payments`, `client.payouts`…): holds the client. */
 export abstract class APIResource {
   /** @internal */
-  protected declare readonly _client: PaymentsClient;
+  declare protected readonly _client: PaymentsClient;
 
   constructor(client: PaymentsClient) {
     // Not enumerable: JSON.stringify / inspect of a resource must not walk into the client.

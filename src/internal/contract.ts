@@ -16,7 +16,22 @@ import { Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPrev
 import { SiteInfo } from '../resources/site-info.js';
 import { jsonHint } from './fields.js';
 
-const SDK = { ...payments, Invoice, InvoiceListParams, Plan, PlanCreateParams, Subscription, SubscriptionCreateParams, BalanceResult, Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams, SiteInfo };
+const SDK = {
+  ...payments,
+  Invoice,
+  InvoiceListParams,
+  Plan,
+  PlanCreateParams,
+  Subscription,
+  SubscriptionCreateParams,
+  BalanceResult,
+  Payout,
+  PayoutCreateParams,
+  PayoutListParams,
+  PayoutPreview,
+  PayoutPreviewParams,
+  SiteInfo,
+};
 
 export type JSONSchema = Record<string, unknown> & {
   type?: string | string[];
@@ -61,7 +76,17 @@ export const ROUTES: Route[] = [
 
 /** The parts of an OpenAPI document the check reads. */
 export type OpenAPIDoc = {
-  paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; required?: boolean; schema: JSONSchema }>; requestBody?: { content: Record<string, { schema: JSONSchema }> }; responses: Record<string, { content?: Record<string, { schema: JSONSchema }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Array<{ name: string; in: string; required?: boolean; schema: JSONSchema }>;
+        requestBody?: { content: Record<string, { schema: JSONSchema }> };
+        responses: Record<string, { content?: Record<string, { schema: JSONSchema }> }>;
+      }
+    >
+  >;
   components: { schemas: Record<string, JSONSchema> };
 };
 
@@ -152,12 +177,16 @@ export function compareResult(where: string, mine: JSONSchema | undefined, their
   const accepts = (t: string) => sdkTypes.includes(t) || sdkTypes.includes('any') || (t === 'integer' && sdkTypes.includes('number'));
   const missing = docTypes.filter((t) => t !== 'any' && !accepts(t));
   if (missing.length) drifts.push(`${where}: the doc allows ${missing}, the SDK only ${sdkTypes}`);
-  if (mine.enum && theirs.enum && JSON.stringify(sorted(mine.enum.filter((v) => v !== null))) !== JSON.stringify(sorted(theirs.enum.filter((v) => v !== null)))) {
+  if (
+    mine.enum &&
+    theirs.enum &&
+    JSON.stringify(sorted(mine.enum.filter((v) => v !== null))) !== JSON.stringify(sorted(theirs.enum.filter((v) => v !== null)))
+  ) {
     drifts.push(`${where}: values SDK [${sorted(mine.enum)}] vs doc [${sorted(theirs.enum)}]`);
   } else if (mine.enum && !theirs.enum) {
     drifts.push(`${where}: the SDK knows values [${sorted(mine.enum)}], the doc lists none`);
   }
-  const object = (s: JSONSchema) => s.properties ? s : (s.anyOf ?? s.oneOf)?.find((p) => p.properties);
+  const object = (s: JSONSchema) => (s.properties ? s : (s.anyOf ?? s.oneOf)?.find((p) => p.properties));
   const [a, b] = [object(mine), object(theirs)];
   if (a?.properties) {
     if (!b?.properties) return void drifts.push(`${where}: the SDK reads fields [${Object.keys(a.properties)}], the doc shows none`);
@@ -180,14 +209,15 @@ function docResult(doc: OpenAPIDoc, route: Route): JSONSchema | undefined {
   return route.at === 'data[]' ? data?.items : data;
 }
 
-
 /**
  * Every difference between the SDK's schemas and an OpenAPI document of the service, one
  * line each (route, field, what each side says); empty when they agree.
  */
 export function contractDrift(doc: OpenAPIDoc): string[] {
   const drifts: string[] = [];
-  const documented = new Set(Object.entries(doc.paths ?? {}).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+  const documented = new Set(
+    Object.entries(doc.paths ?? {}).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
+  );
   for (const route of ROUTES) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
     if (!documented.has(name)) {
@@ -202,7 +232,11 @@ export function contractDrift(doc: OpenAPIDoc): string[] {
     }
     if (route.query) {
       const params = operation.parameters?.filter((p) => p.in === 'query') ?? [];
-      const theirs: JSONSchema = { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])), required: params.filter((p) => p.required).map((p) => p.name) };
+      const theirs: JSONSchema = {
+        type: 'object',
+        properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+        required: params.filter((p) => p.required).map((p) => p.name),
+      };
       compareParams(`${route.path} query`, sdkSchema(route.query, 'input'), theirs, drifts);
     }
     if (route.response) compareResult(`${route.path} → ${route.at}`, sdkSchema(route.response, 'output'), docResult(doc, route), drifts);

@@ -1,13 +1,7 @@
 // The one place where whatever a call ran into (ky's errors, a fetch rejection, an HTTP
 // status) becomes an SDK error, stamped with what reconciliation needs.
 import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
-import {
-  APIConnectionError,
-  APIError,
-  APITimeoutError,
-  APIUserAbortError,
-  PaymentsError,
-} from '../core/error.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PaymentsError } from '../core/error.js';
 import { parseBody } from './parse.js';
 
 /** What the error mapping needs to know of one call. */
@@ -57,7 +51,7 @@ function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): Paym
 /** An HTTP status the call cannot use: a refused redirect, or an API error (≥ 400). */
 function httpError(response: Response, data: unknown, call: CallInfo): APIError {
   const { status, headers } = response;
-  const body = typeof data === 'string' ? bodyValue(data) : data ?? '';
+  const body = typeof data === 'string' ? bodyValue(data) : (data ?? '');
   if (status < 400) return new APIError({ status, body, headers, message: redirectMessage(response, call) });
   const skew = status === 401 ? clockSkewSeconds(headers) : 0;
   if (Math.abs(skew) <= CLOCK_SKEW_LIMIT_S) return APIError.generate({ status, body, headers });

@@ -52,7 +52,11 @@ export const uuid = custom<string>(
 );
 
 /** A whole number from `min` to `max`. */
-export const int = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, message = `must be a whole number from ${min} to ${max}`): z.ZodMiniType<number, number> =>
+export const int = (
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+  message = `must be a whole number from ${min} to ${max}`,
+): z.ZodMiniType<number, number> =>
   custom<number>((value) => Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, message, {
     type: 'integer',
     ...(min > Number.MIN_SAFE_INTEGER && { minimum: min }),
@@ -67,7 +71,9 @@ export const oneOf = <const T extends readonly string[]>(values: T, message: str
 export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD'));
 
 /** A mobile number in international digits form, e.g. 255712345678 (a leading + is tolerated). */
-export const mobileNumber = z.string().check(z.regex(/^\+?[1-9]\d{7,14}$/, 'must be a mobile number in international digits form, e.g. 255712345678'));
+export const mobileNumber = z
+  .string()
+  .check(z.regex(/^\+?[1-9]\d{7,14}$/, 'must be a mobile number in international digits form, e.g. 255712345678'));
 
 /** A Tanzanian mobile number (recurring billing's USSD push), e.g. 255712345678. */
 export const tanzanianMobileNumber = z

@@ -87,7 +87,13 @@ let scratch: NodeBuffer | undefined;
 
 export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array): Uint8Array;
 export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array, out: 'hex'): string;
-export function nodeHmacSha256(node: NodeCrypto, secret: string, prefix: string, body: string | Uint8Array, out?: 'hex'): Uint8Array | string {
+export function nodeHmacSha256(
+  node: NodeCrypto,
+  secret: string,
+  prefix: string,
+  body: string | Uint8Array,
+  out?: 'hex',
+): Uint8Array | string {
   const B = (globalThis as { Buffer?: BufferClass }).Buffer;
   let pad = pads.get(secret);
   // Keys over one block (64 bytes) would need hashing first: rare, so createHmac does them.

@@ -197,9 +197,7 @@ function resolveBaseUrl(value: string | undefined, environment: Environment): st
     throw new ConfigurationError('baseUrl must not have a query string or fragment: routes are appended to it.');
   }
   if (environment === 'production' && url.protocol !== 'https:' && !LOOPBACK.test(url.hostname)) {
-    throw new ConfigurationError(
-      `baseUrl must use https: in production (got ${url.origin}); plain http is allowed only for localhost.`,
-    );
+    throw new ConfigurationError(`baseUrl must use https: in production (got ${url.origin}); plain http is allowed only for localhost.`);
   }
   return url.href.replace(/\/+$/, '');
 }

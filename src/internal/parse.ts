@@ -78,7 +78,9 @@ export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string,
   const { status, headers } = response;
   const errors = result ? issuesToErrors(result.error.issues) : undefined;
   const what = errors
-    ? `a body that did not match the documented shape (${Object.entries(errors).map(([f, m]) => `${f}: ${m.join('; ')}`).join(', ')})`
+    ? `a body that did not match the documented shape (${Object.entries(errors)
+        .map(([f, m]) => `${f}: ${m.join('; ')}`)
+        .join(', ')})`
     : text.trim() === ''
       ? 'an empty body'
       : `a body that is not JSON (content-type ${headers.get('content-type') ?? 'none'})`;

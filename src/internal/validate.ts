@@ -30,7 +30,11 @@ type AddError = (field: string, message: string) => void;
  */
 export function validateInputs(
   operation: string,
-  inputs: { pathParams?: Record<string, Checked> | undefined; params?: Checked | undefined; httpsInProduction?: readonly string[] | undefined },
+  inputs: {
+    pathParams?: Record<string, Checked> | undefined;
+    params?: Checked | undefined;
+    httpsInProduction?: readonly string[] | undefined;
+  },
   environment: Environment,
   options: RequestOptions = {},
 ): { path: Record<string, string>; params: unknown } {
@@ -75,9 +79,12 @@ function checkHttps(params: Record<string, unknown>, fields: readonly string[] =
 function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers }: RequestOptions, add: AddError): void {
   const key: unknown = idempotencyKey;
   if (key !== undefined && !isIdempotencyKey(key)) {
-    add('idempotencyKey', typeof key === 'string' && key.length > 0 && key.length <= 64
-      ? 'must be printable ASCII without spaces (it is sent as a header)'
-      : 'must be 1 to 64 characters');
+    add(
+      'idempotencyKey',
+      typeof key === 'string' && key.length > 0 && key.length <= 64
+        ? 'must be printable ASCII without spaces (it is sent as a header)'
+        : 'must be 1 to 64 characters',
+    );
   }
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= MAX_TIMEOUT_MS)) {
     add('timeout', `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
@@ -87,9 +94,12 @@ function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers }: R
   }
   for (const name of Object.keys(headers ?? {})) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      add(`headers.${name}`, name.toLowerCase() === 'idempotency-key'
-        ? 'pass it as options.idempotencyKey instead'
-        : 'is set by the SDK (auth, signing, content type) and cannot be overridden');
+      add(
+        `headers.${name}`,
+        name.toLowerCase() === 'idempotency-key'
+          ? 'pass it as options.idempotencyKey instead'
+          : 'is set by the SDK (auth, signing, content type) and cannot be overridden',
+      );
     }
   }
 }

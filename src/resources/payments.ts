@@ -3,7 +3,27 @@ import type { APIPromise } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { currencyCode, custom, email, enveloped, httpUrl, int, maybe, mobileNumber, oneOf, open, openEnum, optional, pageParams, pathId, text, type Assert, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
+import {
+  currencyCode,
+  custom,
+  email,
+  enveloped,
+  httpUrl,
+  int,
+  maybe,
+  mobileNumber,
+  oneOf,
+  open,
+  openEnum,
+  optional,
+  pageParams,
+  pathId,
+  text,
+  type Assert,
+  type Schema,
+  type Ties,
+  type TiesInput,
+} from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 import { MAX_TIMEOUT_MS } from '../internal/validate.js';
 
@@ -23,7 +43,15 @@ export class Payments extends APIResource {
   /** Creates a payment (POST /api/v1/payments). Retries reuse one Idempotency-Key. */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
     return this._client.request(
-      { operation: 'payments.create', method: 'POST', path: '/api/v1/payments', params: [PaymentCreateParams, params], httpsInProduction: URL_FIELDS, response: PaymentCreateResponse, retry: 'create' },
+      {
+        operation: 'payments.create',
+        method: 'POST',
+        path: '/api/v1/payments',
+        params: [PaymentCreateParams, params],
+        httpsInProduction: URL_FIELDS,
+        response: PaymentCreateResponse,
+        retry: 'create',
+      },
       options,
     );
   }
@@ -31,7 +59,14 @@ export class Payments extends APIResource {
   /** One page of payments (GET /api/v1/payments); `for await` walks every page. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<PaymentListItem> {
     return this._client.requestPage(
-      { operation: 'payments.list', method: 'GET', path: '/api/v1/payments', params: PaymentListParams, value: params, item: PaymentListItem },
+      {
+        operation: 'payments.list',
+        method: 'GET',
+        path: '/api/v1/payments',
+        params: PaymentListParams,
+        value: params,
+        item: PaymentListItem,
+      },
       options,
     );
   }
@@ -39,7 +74,13 @@ export class Payments extends APIResource {
   /** One payment and its status (GET /api/v1/payments/{trx_id}). */
   retrieve(trxId: string, options?: RequestOptions): APIPromise<PaymentRecord> {
     return this._client.request(
-      { operation: 'payments.retrieve', method: 'GET', path: '/api/v1/payments/{trx_id}', pathParams: { trx_id: [pathId, trxId] }, response: PaymentRecord },
+      {
+        operation: 'payments.retrieve',
+        method: 'GET',
+        path: '/api/v1/payments/{trx_id}',
+        pathParams: { trx_id: [pathId, trxId] },
+        response: PaymentRecord,
+      },
       options,
     );
   }
@@ -51,7 +92,16 @@ export class Payments extends APIResource {
    */
   push(trxId: string, params?: PaymentPushParams, options?: RequestOptions): APIPromise<PaymentPushResult> {
     return this._client.request(
-      { operation: 'payments.push', method: 'POST', path: '/api/v1/payments/{trx_id}/push', pathParams: { trx_id: [pathId, trxId] }, params: [PaymentPushParams, params ?? {}], response: PaymentPushResult, retry: 'push', emptyBodyOk: true },
+      {
+        operation: 'payments.push',
+        method: 'POST',
+        path: '/api/v1/payments/{trx_id}/push',
+        pathParams: { trx_id: [pathId, trxId] },
+        params: [PaymentPushParams, params ?? {}],
+        response: PaymentPushResult,
+        retry: 'push',
+        emptyBodyOk: true,
+      },
       options,
     );
   }
@@ -59,7 +109,13 @@ export class Payments extends APIResource {
   /** Verifies a transaction server-side before fulfilment (GET /api/v1/verify-payment/{trxId}). */
   verify(trxId: string, options?: RequestOptions): APIPromise<VerifiedTransaction> {
     return this._client.request(
-      { operation: 'payments.verify', method: 'GET', path: '/api/v1/verify-payment/{trxId}', pathParams: { trxId: [pathId, trxId] }, response: VerifiedTransaction },
+      {
+        operation: 'payments.verify',
+        method: 'GET',
+        path: '/api/v1/verify-payment/{trxId}',
+        pathParams: { trxId: [pathId, trxId] },
+        response: VerifiedTransaction,
+      },
       options,
     );
   }
@@ -71,7 +127,15 @@ export class Payments extends APIResource {
    */
   initiate(params: PaymentInitiateParams, options?: RequestOptions): APIPromise<PaymentSession> {
     return this._client.request(
-      { operation: 'payments.initiate', method: 'POST', path: '/api/v1/initiate-payment', params: [PaymentInitiateParams, params], httpsInProduction: URL_FIELDS, response: PaymentSession, retry: 'create' },
+      {
+        operation: 'payments.initiate',
+        method: 'POST',
+        path: '/api/v1/initiate-payment',
+        params: [PaymentInitiateParams, params],
+        httpsInProduction: URL_FIELDS,
+        response: PaymentSession,
+        retry: 'create',
+      },
       options,
     );
   }
@@ -104,13 +168,16 @@ export class Payments extends APIResource {
     try {
       for (;;) {
         const transaction = await this.verify(trxId, { signal: stop });
-        if (transaction.status !== 'pending') return transaction.status === 'failed' ? await this.#withFailure(transaction, stop) : transaction;
+        if (transaction.status !== 'pending')
+          return transaction.status === 'failed' ? await this.#withFailure(transaction, stop) : transaction;
         await sleep(interval, stop);
       }
     } catch (cause) {
       if (signal?.aborted) throw new APIUserAbortError('payments.waitForOutcome was aborted.', { cause: signal.reason });
       if (!deadline.signal.aborted) throw cause;
-      throw new APITimeoutError(`payments.waitForOutcome: ${trxId} is still pending after ${timeout} ms; check again later or wait for the webhook.`);
+      throw new APITimeoutError(
+        `payments.waitForOutcome: ${trxId} is still pending after ${timeout} ms; check again later or wait for the webhook.`,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -355,7 +422,9 @@ const sessionInfoSchema = open({
   allow_payment_methods: maybe(z.array(z.string())),
   merchant_payment_methods_restricted: z.boolean(),
   merchant_payment_method_ids: z.array(
-    custom<number | string>((id) => typeof id === 'string' || Number.isSafeInteger(id), 'must be a whole number or a string', { type: ['integer', 'string'] }),
+    custom<number | string>((id) => typeof id === 'string' || Number.isSafeInteger(id), 'must be a whole number or a string', {
+      type: ['integer', 'string'],
+    }),
   ),
   merchant_payment_method_codes: z.array(z.string()),
 });
@@ -476,7 +545,9 @@ export interface PaymentPushParams {
 }
 
 /** Params of `payments.push`. */
-export const PaymentPushParams: Schema<PaymentPushParams> = z.strictObject({ customer_phone: optional(mobileNumber) }) satisfies Schema<PaymentPushParams>;
+export const PaymentPushParams: Schema<PaymentPushParams> = z.strictObject({
+  customer_phone: optional(mobileNumber),
+}) satisfies Schema<PaymentPushParams>;
 
 /** Result of `payments.push` (the sandbox's shape; `{}` when the service answers with no body). */
 export interface PaymentPushResult {

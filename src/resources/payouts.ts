@@ -2,7 +2,23 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { enveloped, uuid, maybe, mobileNumber, open, openEnum, optional, pageParams, positiveAmount, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../internal/fields.js';
+import {
+  enveloped,
+  uuid,
+  maybe,
+  mobileNumber,
+  open,
+  openEnum,
+  optional,
+  pageParams,
+  positiveAmount,
+  recordTimes,
+  type Assert,
+  type RecordTimes,
+  type Schema,
+  type Ties,
+  type TiesInput,
+} from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /**
@@ -21,7 +37,14 @@ export class Payouts extends APIResource {
   /** Fee preview (POST /api/v1/payouts/preview): amount, fee, payable_amount. */
   preview(params: PayoutPreviewParams, options?: RequestOptions): APIPromise<PayoutPreview> {
     return this._client.request(
-      { operation: 'payouts.preview', method: 'POST', path: '/api/v1/payouts/preview', params: [PayoutPreviewParams, params], response: PayoutPreview, retry: 'safe' },
+      {
+        operation: 'payouts.preview',
+        method: 'POST',
+        path: '/api/v1/payouts/preview',
+        params: [PayoutPreviewParams, params],
+        response: PayoutPreview,
+        retry: 'safe',
+      },
       options,
     );
   }
@@ -32,7 +55,15 @@ export class Payouts extends APIResource {
    */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
     return this._client.request(
-      { operation: 'payouts.create', method: 'POST', path: '/api/v1/payouts', params: [PayoutCreateParams, params], response: Payout, retry: 'create', finalOutcome: isUnsettledOutcome },
+      {
+        operation: 'payouts.create',
+        method: 'POST',
+        path: '/api/v1/payouts',
+        params: [PayoutCreateParams, params],
+        response: Payout,
+        retry: 'create',
+        finalOutcome: isUnsettledOutcome,
+      },
       options,
     );
   }

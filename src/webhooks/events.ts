@@ -84,6 +84,8 @@ export type KnownWebhookEvent =
  * {@link WebhookEvent} union. String methods work on it (`event.type.startsWith('payment.')`);
  * for a `string`, use `String(event.type)`, e.g. `String(event.type) === 'payout.settled'`.
  */
+// A String object type on purpose: it keeps a newer type comparable without widening the union to string.
+// eslint-disable-next-line @typescript-eslint/no-wrapper-object-types
 export interface UnknownWebhookEventType extends String {
   /** Type-level marker only: no such property exists at run time. */
   readonly __unknownWebhookEventType: true;

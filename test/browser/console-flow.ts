@@ -13,7 +13,15 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const LAUNCH = {
   executablePath: CHROMIUM,
   headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+  ],
 };
 
 /** A webhook endpoint on localhost that answers each delivery with the next status of `answers` (the last repeats). */
@@ -64,7 +72,10 @@ export async function consoleWalkthrough({ browser, sandboxUrl, createPayment, o
     await page.getByRole('button', { name: /^Decline/ }).waitFor();
     await onStep('checkout', page);
     // Pay redirects to the merchant's success URL; the console is where we look next.
-    await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/checkout/')), page.getByRole('button', { name: /^Pay / }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => !url.pathname.startsWith('/checkout/')),
+      page.getByRole('button', { name: /^Pay / }).click(),
+    ]);
 
     await page.goto(`${sandboxUrl}/console/payments/${encodeURIComponent(trx)}`);
     await page.getByText('HTTP 500').first().waitFor();

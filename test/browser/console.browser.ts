@@ -51,7 +51,12 @@ test('the console works without JavaScript: settle a pending payment with a form
   const context = await browser.newContext({ javaScriptEnabled: false });
   try {
     const client = new PaymentsClient({ ...mock.credentials.sandbox, environment: 'sandbox', baseUrl: server.url });
-    const { trx_id: trx } = await client.payments.create({ payment_amount: 10, currency_code: 'USD', ref_trx: 'no-js-1', ipn_url: 'http://127.0.0.1:59999/none' });
+    const { trx_id: trx } = await client.payments.create({
+      payment_amount: 10,
+      currency_code: 'USD',
+      ref_trx: 'no-js-1',
+      ipn_url: 'http://127.0.0.1:59999/none',
+    });
     const page = await context.newPage();
     await page.goto(`${server.url}/console/payments/${trx}`);
     await page.getByLabel('Reason').selectOption('PAYMENT_DECLINED');

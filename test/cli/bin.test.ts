@@ -15,7 +15,6 @@ const cli = join(pkg.dir, 'dist', 'cli.js');
 // The shebang finds `node` on PATH: put the Node running these tests first.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
-
 describe('the built bin', () => {
   test('package.json bin points at dist/cli.js, which alone has the shebang and the exec bit', () => {
     const manifest = JSON.parse(readFileSync(join(pkg.dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -32,7 +31,9 @@ describe('the built bin', () => {
     const source = readFileSync(cli, 'utf8');
     const imports = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
     const own = imports.filter((name) => !isBuiltin(name));
-    expect(new Set(own)).toEqual(new Set(['business-payments', 'business-payments/doctor', 'business-payments/testing', 'business-payments/webhooks']));
+    expect(new Set(own)).toEqual(
+      new Set(['business-payments', 'business-payments/doctor', 'business-payments/testing', 'business-payments/webhooks']),
+    );
     expect(source).not.toMatch(/\bimport\(/);
   });
 
@@ -44,7 +45,19 @@ describe('the built bin', () => {
   });
 
   test('same output as in-process; bad arguments exit 2', async () => {
-    const args = ['sign', '--method', 'POST', '--path', '/api/v1/payments', '--body', '{"a":1}', '--secret', 's', '--timestamp', '1700000000'];
+    const args = [
+      'sign',
+      '--method',
+      'POST',
+      '--path',
+      '/api/v1/payments',
+      '--body',
+      '{"a":1}',
+      '--secret',
+      's',
+      '--timestamp',
+      '1700000000',
+    ];
     const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe((await runCli(args)).stdout);
@@ -58,7 +71,10 @@ describe('the built bin', () => {
     writeFileSync(join(dir, 'headers.txt'), 'X-Service-Timestamp: 1\nX-Service-Signature: 00\nX-Service-Event: payment.completed\n');
     writeFileSync(join(dir, 'body.json'), '{}');
     const run = (secret: string) =>
-      spawnSync(process.execPath, [cli, 'verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json'], { cwd: dir, encoding: 'utf8' });
+      spawnSync(process.execPath, [cli, 'verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
     const invalid = run('s');
     expect(invalid.status).toBe(1);
     expect(invalid.stderr).toMatch(/^invalid: timestamp_too_old: /);
@@ -76,7 +92,15 @@ describe('the built bin', () => {
       const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
       const first = await lines.next();
       const config = JSON.parse(first.value as string) as Record<string, string>;
-      expect(Object.keys(config).sort()).toEqual(['apiKey', 'apiSecret', 'baseUrl', 'consoleUrl', 'environment', 'merchantKey', 'webhookSecret']);
+      expect(Object.keys(config).sort()).toEqual([
+        'apiKey',
+        'apiSecret',
+        'baseUrl',
+        'consoleUrl',
+        'environment',
+        'merchantKey',
+        'webhookSecret',
+      ]);
       expect(config.environment).toBe('sandbox');
       expect(config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 

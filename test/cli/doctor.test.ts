@@ -22,7 +22,9 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', async () => {
-      const event = await verifyWebhook({ payload: body, headers: req.headers, secret: mock.credentials.webhookSecret }).catch(() => undefined);
+      const event = await verifyWebhook({ payload: body, headers: req.headers, secret: mock.credentials.webhookSecret }).catch(
+        () => undefined,
+      );
       if (event) hook.received.push({ type: String(event.type) });
       res.writeHead(event ? hook.status : 400).end(event ? '' : 'bad signature');
     });
@@ -36,7 +38,13 @@ afterAll(async () => {
   await new Promise((resolve) => endpoint.close(resolve));
 });
 
-const good = (): DiagnoseOptions => ({ environment: 'sandbox', baseUrl: server.url, ...mock.credentials.sandbox, webhookUrl: hookUrl, webhookSecret: mock.credentials.webhookSecret });
+const good = (): DiagnoseOptions => ({
+  environment: 'sandbox',
+  baseUrl: server.url,
+  ...mock.credentials.sandbox,
+  webhookUrl: hookUrl,
+  webhookSecret: mock.credentials.webhookSecret,
+});
 const status = (d: Diagnosis) => Object.fromEntries(d.checks.map((c) => [c.name, c.status]));
 const failed = (d: Diagnosis) => d.checks.filter((c) => c.status === 'fail');
 
@@ -47,33 +55,58 @@ describe('diagnose()', () => {
     expect(failed(d)).toEqual([]);
     expect(d.ok).toBe(true);
     expect(status(d)).toEqual({
-      configuration: 'pass', 'service reachable': 'pass', credentials: 'pass', clock: 'pass',
-      approval: 'skip', wallets: 'pass', 'webhook endpoint': 'pass', contract: 'pass',
+      configuration: 'pass',
+      'service reachable': 'pass',
+      credentials: 'pass',
+      clock: 'pass',
+      approval: 'skip',
+      wallets: 'pass',
+      'webhook endpoint': 'pass',
+      contract: 'pass',
     });
     expect(hook.received.at(-1)).toEqual({ type: 'payment.completed' });
   });
 
   test('a wrong secret: credentials ✗ with the label and a fix', async () => {
     const d = await diagnose({ ...good(), apiSecret: 'test_wrong_secret' });
-    expect(failed(d)).toEqual([expect.objectContaining({ name: 'credentials', detail: expect.stringMatching(/^Invalid API credentials: /), fix: expect.stringContaining('sandbox') })]);
+    expect(failed(d)).toEqual([
+      expect.objectContaining({
+        name: 'credentials',
+        detail: expect.stringMatching(/^Invalid API credentials: /),
+        fix: expect.stringContaining('sandbox'),
+      }),
+    ]);
   });
 
   test('the wrong environment (sandbox keys, production): configuration ✗, the rest skipped', async () => {
     const d = await diagnose({ ...good(), environment: 'production' });
-    expect(failed(d)).toEqual([expect.objectContaining({ name: 'configuration', detail: expect.stringMatching(/test_ \(sandbox\) credential but environment is 'production'/) })]);
+    expect(failed(d)).toEqual([
+      expect.objectContaining({
+        name: 'configuration',
+        detail: expect.stringMatching(/test_ \(sandbox\) credential but environment is 'production'/),
+      }),
+    ]);
     expect(d.checks.filter((c) => c.status === 'skip').map((c) => c.name)).toHaveLength(7);
   });
 
   test('clock skew (an injected clock an hour ahead): clock ✗ naming the difference', async () => {
     const d = await diagnose({ ...good(), now: () => Date.now() + 3_600_000 });
-    expect(failed(d)).toEqual([expect.objectContaining({ name: 'clock', detail: expect.stringMatching(/^the local clock is 36\d\d s ahead of the service's$/), fix: expect.stringContaining('NTP') })]);
+    expect(failed(d)).toEqual([
+      expect.objectContaining({
+        name: 'clock',
+        detail: expect.stringMatching(/^the local clock is 36\d\d s ahead of the service's$/),
+        fix: expect.stringContaining('NTP'),
+      }),
+    ]);
   });
 
   test('an endpoint that answers 500: webhook endpoint ✗ with what it answered', async () => {
     hook.status = 500;
     try {
       const d = await diagnose(good());
-      expect(failed(d)).toEqual([expect.objectContaining({ name: 'webhook endpoint', detail: 'answered 500', fix: expect.stringContaining('2xx') })]);
+      expect(failed(d)).toEqual([
+        expect.objectContaining({ name: 'webhook endpoint', detail: 'answered 500', fix: expect.stringContaining('2xx') }),
+      ]);
     } finally {
       hook.status = 204;
     }
@@ -81,7 +114,13 @@ describe('diagnose()', () => {
 
   test('a wrong webhook secret: the endpoint refuses the signature, and the fix says so', async () => {
     const d = await diagnose({ ...good(), webhookSecret: 'whsec_wrong' });
-    expect(failed(d)).toEqual([expect.objectContaining({ name: 'webhook endpoint', detail: 'answered 400: bad signature', fix: expect.stringContaining('signature') })]);
+    expect(failed(d)).toEqual([
+      expect.objectContaining({
+        name: 'webhook endpoint',
+        detail: 'answered 400: bad signature',
+        fix: expect.stringContaining('signature'),
+      }),
+    ]);
   });
 
   test('nothing listening at baseUrl: service reachable ✗ with a fix', async () => {
@@ -91,13 +130,32 @@ describe('diagnose()', () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
     const d = await diagnose({ ...good(), baseUrl: `http://127.0.0.1:${port}` });
-    expect(failed(d)).toEqual([expect.objectContaining({ name: 'service reachable', fix: expect.stringMatching(/Nothing listens at baseUrl/) })]);
+    expect(failed(d)).toEqual([
+      expect.objectContaining({ name: 'service reachable', fix: expect.stringMatching(/Nothing listens at baseUrl/) }),
+    ]);
   });
 });
 
 describe('business-payments doctor', () => {
   test('all ✓ against the running sandbox: exit 0', async () => {
-    const run = await runCli(['doctor', '--base-url', server.url, '--merchant-key', mock.credentials.sandbox.merchantKey, '--api-key', mock.credentials.sandbox.apiKey, '--api-secret', mock.credentials.sandbox.apiSecret, '--webhook-url', hookUrl, '--webhook-secret', mock.credentials.webhookSecret], { env: {} });
+    const run = await runCli(
+      [
+        'doctor',
+        '--base-url',
+        server.url,
+        '--merchant-key',
+        mock.credentials.sandbox.merchantKey,
+        '--api-key',
+        mock.credentials.sandbox.apiKey,
+        '--api-secret',
+        mock.credentials.sandbox.apiSecret,
+        '--webhook-url',
+        hookUrl,
+        '--webhook-secret',
+        mock.credentials.webhookSecret,
+      ],
+      { env: {} },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^✓ configuration: sandbox at /);
     expect(run.stdout).not.toContain('✗');
@@ -105,12 +163,20 @@ describe('business-payments doctor', () => {
   });
 
   test('a fault: ✗ with its fix, exit 1; --json for machines', async () => {
-    const env = { BUSINESS_PAYMENTS_BASE_URL: server.url, BUSINESS_PAYMENTS_MERCHANT_KEY: mock.credentials.sandbox.merchantKey, BUSINESS_PAYMENTS_API_KEY: mock.credentials.sandbox.apiKey, BUSINESS_PAYMENTS_API_SECRET: 'test_wrong' };
+    const env = {
+      BUSINESS_PAYMENTS_BASE_URL: server.url,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: mock.credentials.sandbox.merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: mock.credentials.sandbox.apiKey,
+      BUSINESS_PAYMENTS_API_SECRET: 'test_wrong',
+    };
     const run = await runCli(['doctor'], { env });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^✗ credentials: Invalid API credentials: .*\n {4}fix: /m);
     const json = await runCli(['doctor', '--json'], { env });
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, checks: expect.arrayContaining([expect.objectContaining({ name: 'credentials', status: 'fail' })]) });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      checks: expect.arrayContaining([expect.objectContaining({ name: 'credentials', status: 'fail' })]),
+    });
   });
 });

@@ -15,7 +15,7 @@ describe('main', () => {
     for (const name of commands) expect(run.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
   });
 
-  test.each(commands)('%s --help and help %s print that command\'s usage', async (name) => {
+  test.each(commands)("%s --help and help %s print that command's usage", async (name) => {
     const viaFlag = await runCli([name, '--help']);
     const viaHelp = await runCli(['help', name]);
     expect(viaFlag.code).toBe(0);
@@ -24,7 +24,7 @@ describe('main', () => {
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
 
-  test.each([['--version'], ['-v']])('%s prints the version (package.json\'s), exit 0', async (flag) => {
+  test.each([['--version'], ['-v']])("%s prints the version (package.json's), exit 0", async (flag) => {
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const run = await runCli([flag]);
     expect(run).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' });
@@ -40,9 +40,11 @@ describe('main', () => {
     expectUsageError(await runCli(['--verbose']), /^business-payments: unknown option '--verbose'$/);
   });
 
-  test('a command\'s usage error shows that command\'s usage', async () => {
+  test("a command's usage error shows that command's usage", async () => {
     const run = await runCli(['trigger']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^business-payments trigger: missing <event-type>, e\.g\. payment\.completed\n\nUsage: business-payments trigger /);
+    expect(run.stderr).toMatch(
+      /^business-payments trigger: missing <event-type>, e\.g\. payment\.completed\n\nUsage: business-payments trigger /,
+    );
   });
 });

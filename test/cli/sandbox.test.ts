@@ -75,13 +75,24 @@ describe('sandbox', () => {
       expect(outcome.status).toBe('success');
       expect((await fetch(`${baseUrl}/api/v1/balance`)).status).toBe(401); // unsigned
 
-      await sandbox.until(() => /webhook payment\.completed/.test(sandbox.out.stdout) && /GET \/api\/v1\/balance 401/.test(sandbox.out.stdout), 'the log');
+      await sandbox.until(
+        () => /webhook payment\.completed/.test(sandbox.out.stdout) && /GET \/api\/v1\/balance 401/.test(sandbox.out.stdout),
+        'the log',
+      );
       const log = sandbox.out.stdout.slice(sandbox.out.stdout.indexOf('Press Ctrl+C')).split('\n').slice(1).filter(Boolean);
-      expect(log[0]).toMatch(/^\d{2}:\d{2}:\d{2}  POST \/api\/v1\/payments 200$/);
-      expect(log).toContainEqual(expect.stringMatching(new RegExp(`^\\d{2}:\\d{2}:\\d{2}  GET /api/v1/verify-payment/${payment.trx_id} 200$`)));
+      expect(log[0]).toMatch(/^\d{2}:\d{2}:\d{2} {2}POST \/api\/v1\/payments 200$/);
+      expect(log).toContainEqual(
+        expect.stringMatching(new RegExp(`^\\d{2}:\\d{2}:\\d{2}  GET /api/v1/verify-payment/${payment.trx_id} 200$`)),
+      );
       // A refusal says why.
-      expect(log).toContainEqual(expect.stringMatching(/  GET \/api\/v1\/balance 401  Missing merchant key: send X-Merchant-Key \(or its alias X-Business-Key\)\.$/));
-      expect(log).toContainEqual(expect.stringMatching(new RegExp(`  webhook payment\\.completed evt_\\S+ -> ${hookUrl} 204 \\(attempt 1\\)$`)));
+      expect(log).toContainEqual(
+        expect.stringMatching(
+          / {2}GET \/api\/v1\/balance 401 {2}Missing merchant key: send X-Merchant-Key \(or its alias X-Business-Key\)\.$/,
+        ),
+      );
+      expect(log).toContainEqual(
+        expect.stringMatching(new RegExp(`  webhook payment\\.completed evt_\\S+ -> ${hookUrl} 204 \\(attempt 1\\)$`)),
+      );
       expect(hooks).toEqual(['/hooks']);
       // The web console shows the payment.
       const consolePage = await fetch(`${baseUrl}/`, { headers: { Accept: 'text/html' } });
@@ -106,7 +117,13 @@ describe('sandbox', () => {
       const info = await clientFor(config.baseUrl!, config as never).siteInfo.retrieve();
       expect(info.site_name).toEqual(expect.any(String));
       await sandbox.until(() => sandbox.out.stdout.split('\n').length > 2, 'a log line');
-      expect(JSON.parse(sandbox.out.stdout.split('\n')[1]!)).toEqual({ kind: 'request', method: 'GET', path: '/api/v1/site-info', status: 200, at: expect.any(Number) });
+      expect(JSON.parse(sandbox.out.stdout.split('\n')[1]!)).toEqual({
+        kind: 'request',
+        method: 'GET',
+        path: '/api/v1/site-info',
+        status: 200,
+        at: expect.any(Number),
+      });
     } finally {
       expect(await sandbox.stop()).toBe(0);
     }
@@ -118,7 +135,11 @@ describe('sandbox', () => {
     const port = (taken.address() as AddressInfo).port;
     try {
       const run = await runCli(['sandbox', '--port', String(port)]);
-      expect(run).toEqual({ code: 1, stdout: '', stderr: `sandbox: port ${port} is in use; pass --port 0 for any free port, or another port\n` });
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sandbox: port ${port} is in use; pass --port 0 for any free port, or another port\n`,
+      });
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

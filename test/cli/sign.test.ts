@@ -26,8 +26,18 @@ function headerLines(stdout: string): Record<string, string> {
 
 describe('sign', () => {
   const cases = [
-    { name: 'GET with a query (payload ends with a dot)', method: 'GET', path: '/api/v1/payments?limit=10&status=success', body: undefined },
-    { name: 'POST JSON', method: 'POST', path: '/api/v1/payments', body: '{"payment_amount":25,"currency_code":"USD","ref_trx":"order-1"}' },
+    {
+      name: 'GET with a query (payload ends with a dot)',
+      method: 'GET',
+      path: '/api/v1/payments?limit=10&status=success',
+      body: undefined,
+    },
+    {
+      name: 'POST JSON',
+      method: 'POST',
+      path: '/api/v1/payments',
+      body: '{"payment_amount":25,"currency_code":"USD","ref_trx":"order-1"}',
+    },
     { name: 'lower-case method, unicode body', method: 'post', path: '/api/v1/payouts', body: '{"note":"Malipo ☕ café"}' },
     { name: 'body with dots, spaces and newlines', method: 'PUT', path: '/x.y', body: 'a.b c\n{"d": 1}\n' },
   ];
@@ -77,7 +87,9 @@ describe('sign', () => {
   });
 
   test('--secret falls back to BUSINESS_PAYMENTS_API_SECRET', async () => {
-    const run = await runCli(['sign', '--method', 'GET', '--path', '/p', '--timestamp', '5'], { env: { BUSINESS_PAYMENTS_API_SECRET: 'from_env' } });
+    const run = await runCli(['sign', '--method', 'GET', '--path', '/p', '--timestamp', '5'], {
+      env: { BUSINESS_PAYMENTS_API_SECRET: 'from_env' },
+    });
     expect(run.code).toBe(0);
     expect(headerLines(run.stdout)['X-Signature']).toBe(`sha256=${openssl('from_env', '5.GET./p.')}`);
   });
@@ -112,10 +124,28 @@ describe('sign, then curl -H @file against the sandbox', () => {
     const server = await mock.listen({ port: 0, host: '127.0.0.1' });
     try {
       const { merchantKey, apiKey, apiSecret } = mock.credentials.sandbox;
-      const body = JSON.stringify({ payment_amount: 12.5, currency_code: 'USD', ref_trx: 'curl-1', ipn_url: 'https://shop.example.com/hooks' });
+      const body = JSON.stringify({
+        payment_amount: 12.5,
+        currency_code: 'USD',
+        ref_trx: 'curl-1',
+        ipn_url: 'https://shop.example.com/hooks',
+      });
       const signed = await runCli([
-        'sign', '--method', 'POST', '--path', '/api/v1/payments', '--body', body, '--secret', apiSecret,
-        '--merchant-key', merchantKey, '--api-key', apiKey, '--environment', 'sandbox',
+        'sign',
+        '--method',
+        'POST',
+        '--path',
+        '/api/v1/payments',
+        '--body',
+        body,
+        '--secret',
+        apiSecret,
+        '--merchant-key',
+        merchantKey,
+        '--api-key',
+        apiKey,
+        '--environment',
+        'sandbox',
       ]);
       const headersFile = join(mkdtempSync(join(tmpdir(), 'bp-curl-')), 'headers.txt');
       writeFileSync(headersFile, signed.stdout);
@@ -125,9 +155,14 @@ describe('sign, then curl -H @file against the sandbox', () => {
         );
       const created = (await curl(['-H', `@${headersFile}`, '--data-binary', body, `${server.url}/api/v1/payments`])).split('\n');
       expect(created.pop()).toBe('200');
-      expect(JSON.parse(created.join('\n'))).toMatchObject({ status: 'success', data: { amount: 12.5, currency: 'USD', status: 'pending' } });
+      expect(JSON.parse(created.join('\n'))).toMatchObject({
+        status: 'success',
+        data: { amount: 12.5, currency: 'USD', status: 'pending' },
+      });
 
-      const tampered = (await curl(['-H', `@${headersFile}`, '--data-binary', body.replace('12.5', '1250'), `${server.url}/api/v1/payments`])).split('\n');
+      const tampered = (
+        await curl(['-H', `@${headersFile}`, '--data-binary', body.replace('12.5', '1250'), `${server.url}/api/v1/payments`])
+      ).split('\n');
       expect(tampered.pop()).toBe('401');
     } finally {
       await server.close();

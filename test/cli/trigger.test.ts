@@ -51,14 +51,25 @@ describe('trigger', () => {
     expect(delivery.method).toBe('POST');
     expect(delivery.path).toBe('/webhooks/payments');
     expect(delivery.headers['content-type']).toBe('application/json');
-    const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers, secret, environment: 'sandbox', brand: 'Service' });
+    const event = await verifyWebhook({
+      payload: delivery.body,
+      headers: delivery.headers,
+      secret,
+      environment: 'sandbox',
+      brand: 'Service',
+    });
     expect(run.stdout).toBe(`payment.completed ${event.id} -> ${url}: 200 OK\n`);
     expect(event).toMatchObject({ type: 'payment.completed', api_version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
     expect(event.id).toMatch(/^evt_[0-9a-f]{24}$/);
     expect(event.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
     if (event.type !== 'payment.completed') throw new Error('narrowing');
     const { data } = event;
-    expect(data).toMatchObject({ status: 'completed', environment: 'sandbox', merchant_ref: expect.any(String), trx_id: expect.any(String) });
+    expect(data).toMatchObject({
+      status: 'completed',
+      environment: 'sandbox',
+      merchant_ref: expect.any(String),
+      trx_id: expect.any(String),
+    });
     expect(data.amount).toEqual({ value: expect.any(Number), currency: expect.stringMatching(/^[A-Z]{3}$/) });
     const { gross, fees, net } = data.settlement;
     expect(gross.value - fees.value).toBe(net.value);
@@ -84,8 +95,18 @@ describe('trigger', () => {
 
   test('--data, --environment, --brand', async () => {
     const run = await runCli([
-      'trigger', 'payment.completed', '--url', url, '--secret', secret,
-      '--data', '{"merchant_ref":"order-7","extra":{"a":1}}', '--environment', 'production', '--brand', 'Acme',
+      'trigger',
+      'payment.completed',
+      '--url',
+      url,
+      '--secret',
+      secret,
+      '--data',
+      '{"merchant_ref":"order-7","extra":{"a":1}}',
+      '--environment',
+      'production',
+      '--brand',
+      'Acme',
     ]);
     expect(run.code).toBe(0);
     const { headers, body } = received();

@@ -14,7 +14,10 @@ const now = 1_700_000_000;
 const base = paymentEvent();
 // Non-ASCII in the body on purpose: the bytes, not the characters, are signed.
 const event = paymentEvent({
-  data: { ...(base.data as Record<string, unknown>), customer: { name: 'Asha Mwinyi — ☕', email: 'asha@example.com', phone: '255700000001' } },
+  data: {
+    ...(base.data as Record<string, unknown>),
+    customer: { name: 'Asha Mwinyi — ☕', email: 'asha@example.com', phone: '255700000001' },
+  },
 });
 // Pretty-printed with a trailing newline: the bytes, not the JSON, are what is signed.
 const body = `${JSON.stringify(event, null, 2)}\n`;
@@ -45,7 +48,9 @@ beforeAll(() => {
 });
 
 const verify = (...extra: string[]) =>
-  runCli(['verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now), ...extra], { cwd: dir });
+  runCli(['verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now), ...extra], {
+    cwd: dir,
+  });
 
 describe('verify-webhook', () => {
   test('a valid delivery prints the event as pretty JSON and exits 0', async () => {
@@ -56,10 +61,22 @@ describe('verify-webhook', () => {
   });
 
   test('headers as a JSON object, absolute paths, a rotated secret list', async () => {
-    const headers = file('headers.json', JSON.stringify({ 'x-service-signature': signature, 'x-service-timestamp': now, 'x-service-event': 'payment.completed' }));
+    const headers = file(
+      'headers.json',
+      JSON.stringify({ 'x-service-signature': signature, 'x-service-timestamp': now, 'x-service-event': 'payment.completed' }),
+    );
     const run = await runCli([
-      'verify-webhook', '--secret', 'whsec_old', '--secret', secret,
-      '--headers', headers, '--body', join(dir, 'body.json'), '--now', String(now),
+      'verify-webhook',
+      '--secret',
+      'whsec_old',
+      '--secret',
+      secret,
+      '--headers',
+      headers,
+      '--body',
+      join(dir, 'body.json'),
+      '--now',
+      String(now),
     ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).id).toBe('evt_01HV8Q2ZK3');
@@ -106,7 +123,13 @@ describe('verify-webhook', () => {
   });
 
   test('missing signature header and event mismatch', async () => {
-    file('no-sig.txt', headerText().split('\r\n').filter((l) => !l.startsWith('X-Service-Signature')).join('\n'));
+    file(
+      'no-sig.txt',
+      headerText()
+        .split('\r\n')
+        .filter((l) => !l.startsWith('X-Service-Signature'))
+        .join('\n'),
+    );
     expect((await verify('--headers', 'no-sig.txt')).stderr).toMatch(/^invalid: missing_header: /);
     file('other-event.txt', headerText({ 'X-Service-Event': 'payment.failed' }));
     expect((await verify('--headers', 'other-event.txt')).stderr).toMatch(/^invalid: event_mismatch: /);
@@ -125,8 +148,14 @@ describe('verify-webhook', () => {
     [['--secret', 's', '--headers', 'headers.txt', '--body', 'nope.json'], /cannot read --body file 'nope.json' \(ENOENT\)$/],
     [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance=-5'], /--tolerance must be a whole number/],
     // The verifier accepts 1 to 3600 s: the CLI says so itself instead of failing later.
-    [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance', '0'], /--tolerance must be a whole number from 1 to 3600/],
-    [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance', '3601'], /--tolerance must be a whole number from 1 to 3600/],
+    [
+      ['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance', '0'],
+      /--tolerance must be a whole number from 1 to 3600/,
+    ],
+    [
+      ['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--tolerance', '3601'],
+      /--tolerance must be a whole number from 1 to 3600/,
+    ],
     [['--secret', 's', '--headers', 'headers.txt', '--body', 'body.json', '--now', 'yesterday'], /--now must be a whole number/],
   ])('bad arguments %j: exit 2 with usage', async (args, reason) => {
     expectUsageError(await runCli(['verify-webhook', ...args], { cwd: dir, env: {} }), reason);

@@ -11,12 +11,16 @@ const drifts = contractDrift(doc);
 
 describe('the SDK and the sandbox describe the same API (openapi.json)', () => {
   test('every route and method is on both sides', () => {
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).toEqual(documented);
   });
 
   test.each(ROUTES)('$method $path: body, query and result agree', (route) => {
-    const mine = drifts.filter((line) => line.startsWith(`${route.path} `) || line.startsWith(`${route.method.toUpperCase()} ${route.path}:`));
+    const mine = drifts.filter(
+      (line) => line.startsWith(`${route.path} `) || line.startsWith(`${route.method.toUpperCase()} ${route.path}:`),
+    );
     expect(mine).toEqual([]);
   });
 
@@ -24,7 +28,11 @@ describe('the SDK and the sandbox describe the same API (openapi.json)', () => {
 
   test('the checker itself finds drift (a changed enum, a dropped field, a new requirement, a missing route)', () => {
     const found: string[] = [];
-    const theirs: JSONSchema = { type: 'object', required: ['a'], properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { type: 'number' } } };
+    const theirs: JSONSchema = {
+      type: 'object',
+      required: ['a'],
+      properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { type: 'number' } },
+    };
     compareParams('t', { type: 'object', required: ['a', 'b'], properties: { a: { type: 'string', enum: ['x'] } } }, theirs, found);
     compareResult('r', { type: 'object', required: ['c'], properties: { c: { type: 'string' } } }, theirs, found);
     expect(found).toEqual([
@@ -35,9 +43,13 @@ describe('the SDK and the sandbox describe the same API (openapi.json)', () => {
       'r: the SDK requires [c], the doc does not promise them',
     ]);
     // The SDK's open enums are seen (else an enum check would pass for want of values).
-    const changed = JSON.parse(JSON.stringify(doc)) as OpenAPIDoc & { components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+    const changed = JSON.parse(JSON.stringify(doc)) as OpenAPIDoc & {
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+    };
     changed.components.schemas.Payout!.properties.status!.enum = ['SUCCESS'];
-    expect(contractDrift(changed)).toContain('/api/v1/payouts → data.status: values SDK [AMBIGUOUS,FAILED,INPROGRESS,SUCCESS] vs doc [SUCCESS]');
+    expect(contractDrift(changed)).toContain(
+      '/api/v1/payouts → data.status: values SDK [AMBIGUOUS,FAILED,INPROGRESS,SUCCESS] vs doc [SUCCESS]',
+    );
     const { ['/api/v1/balance']: _dropped, ...paths } = doc.paths;
     expect(contractDrift({ ...doc, paths })).toEqual(['GET /api/v1/balance: the SDK calls it, the document does not have it']);
   });

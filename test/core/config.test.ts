@@ -158,14 +158,21 @@ describe('ConfigurationError at construction', () => {
     expect(() => new PaymentsClient(valid)).not.toThrow();
   });
 
-  test.each(['X-Signature', 'x-timestamp', 'X-API-Key', 'X-Merchant-Key', 'X-Business-Key', 'X-Environment', 'Content-Type', 'Accept', 'Idempotency-Key'])(
-    'reserved header %s in defaultHeaders is refused',
-    (name) => {
-      const error = configError({ ...valid, defaultHeaders: { [name]: 'x' } });
-      expect(error.message).toContain('defaultHeaders');
-      expect(error.message).toContain(name);
-    },
-  );
+  test.each([
+    'X-Signature',
+    'x-timestamp',
+    'X-API-Key',
+    'X-Merchant-Key',
+    'X-Business-Key',
+    'X-Environment',
+    'Content-Type',
+    'Accept',
+    'Idempotency-Key',
+  ])('reserved header %s in defaultHeaders is refused', (name) => {
+    const error = configError({ ...valid, defaultHeaders: { [name]: 'x' } });
+    expect(error.message).toContain('defaultHeaders');
+    expect(error.message).toContain(name);
+  });
 
   test('unknown logLevel is refused', () => {
     expect(configError({ ...valid, logLevel: 'verbose' as never }).message).toContain('logLevel');
@@ -311,9 +318,7 @@ describe('headers on the wire', () => {
     expect(h['x-api-key']).toBe(CREDENTIALS.apiKey);
     expect(h['x-timestamp']).toBe(nowSeconds());
     expect(h['x-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
-    expect(h['x-signature']).toBe(
-      expectedSignature(CREDENTIALS.apiSecret, nowSeconds(), 'GET', '/api/v1/verify-payment/TRX123456', ''),
-    );
+    expect(h['x-signature']).toBe(expectedSignature(CREDENTIALS.apiSecret, nowSeconds(), 'GET', '/api/v1/verify-payment/TRX123456', ''));
     expect(h['content-type']).toBe('application/json');
     expect(h.accept).toBe('application/json');
     expect(seen!.signatureValid).toBe(true);

@@ -132,7 +132,11 @@ describe('error fields', () => {
   test('422 with one failing field: the message names it with its first message, the map keeps all', async () => {
     api.on('post', '/api/v1/payments', {
       status: 422,
-      body: { error: 'Validation failed', message: 'The given data was invalid.', errors: { ipn_url: ['The ipn url field is required.', 'Second.'] } },
+      body: {
+        error: 'Validation failed',
+        message: 'The given data was invalid.',
+        errors: { ipn_url: ['The ipn url field is required.', 'Second.'] },
+      },
     });
     const error = await rejection(client().payments.create(createParams));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
@@ -147,7 +151,10 @@ describe('error fields', () => {
       currency_code: ['The currency code must be 3 characters.'],
       ref_trx: ['The ref trx has already been taken.'],
     };
-    api.on('post', '/api/v1/payments', { status: 422, body: { error: 'Validation failed', message: 'The given data was invalid.', errors } });
+    api.on('post', '/api/v1/payments', {
+      status: 422,
+      body: { error: 'Validation failed', message: 'The given data was invalid.', errors },
+    });
     const error = await rejection(client().payments.create(createParams));
     expect(error.message).toBe(
       '422 Validation failed: ipn_url: The ipn url field is required.; currency_code: The currency code must be 3 characters.; ' +
@@ -163,7 +170,10 @@ describe('error fields', () => {
       ref_trx: ['The ref trx has already been taken.'],
       payment_amount: ['The payment amount must be at least 1.'],
     };
-    api.on('post', '/api/v1/payments', { status: 400, body: { error: 'Validation failed', message: 'The given data was invalid.', errors } });
+    api.on('post', '/api/v1/payments', {
+      status: 400,
+      body: { error: 'Validation failed', message: 'The given data was invalid.', errors },
+    });
     const error = await rejection(client().payments.create(createParams));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.message).toBe(
@@ -178,7 +188,10 @@ describe('error fields', () => {
       'customer.phone': ['Number 0712345678 is not valid.'],
       description: [`Too long:\n${'x'.repeat(500)}`],
     };
-    api.on('post', '/api/v1/payments', { status: 422, body: { error: 'Validation failed', message: 'The given data was invalid.', errors } });
+    api.on('post', '/api/v1/payments', {
+      status: 422,
+      body: { error: 'Validation failed', message: 'The given data was invalid.', errors },
+    });
     const error = await rejection(client().payments.create(createParams));
     expect(error.message).not.toMatch(/[\r\n]/);
     expect(error.message).toContain('customer_phone: The customer phone [redacted] must be 10 - 15 digits.');

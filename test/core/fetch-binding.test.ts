@@ -8,7 +8,14 @@ import { fixtures } from '../support/fake-api.js';
 afterEach(() => vi.useRealTimers());
 
 function client(options: ClientOptions = {}) {
-  return new PaymentsClient({ environment: 'sandbox', merchantKey: 'test_m', apiKey: 'test_k', apiSecret: 'test_s', baseUrl: 'https://api.payments.test', ...options });
+  return new PaymentsClient({
+    environment: 'sandbox',
+    merchantKey: 'test_m',
+    apiKey: 'test_k',
+    apiSecret: 'test_s',
+    baseUrl: 'https://api.payments.test',
+    ...options,
+  });
 }
 
 describe('fetch is called as a plain function (workerd and browsers refuse any other `this`)', () => {
@@ -46,4 +53,3 @@ describe('fetch is called as a plain function (workerd and browsers refuse any o
     expect(vi.getTimerCount()).toBe(0);
   });
 });
-

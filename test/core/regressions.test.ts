@@ -16,7 +16,14 @@ describe('pagination', () => {
     api.on('get', '/api/v1/payouts', { body: { data: [{ amount: 1 }, { amount: 2 }] } });
     const { client } = setup();
     const seen: unknown[] = [];
-    const list = client.requestPage({ operation: 'payouts.list', method: 'GET', path: '/api/v1/payouts', params: PayoutListParams, value: { limit: 2 }, item: z.looseObject({ amount: z.number() }) });
+    const list = client.requestPage({
+      operation: 'payouts.list',
+      method: 'GET',
+      path: '/api/v1/payouts',
+      params: PayoutListParams,
+      value: { limit: 2 },
+      item: z.looseObject({ amount: z.number() }),
+    });
     const failure = await (async () => {
       for await (const payout of list) seen.push(payout);
     })().catch((e: unknown) => e);
@@ -28,8 +35,17 @@ describe('pagination', () => {
 
 describe('validation', () => {
   test('an upper-case HTTPS scheme is HTTPS in production', async () => {
-    const live = new PaymentsClient({ environment: 'production', merchantKey: 'live_m', apiKey: 'live_k', apiSecret: 'live_s', baseUrl: BASE_URL, maxRetries: 0 });
-    api.use(http.post(`${BASE_URL}/api/v1/payments`, () => HttpResponse.json({ status: 'success', data: fixtures.payment, trx_id: 'TRX123456' })));
+    const live = new PaymentsClient({
+      environment: 'production',
+      merchantKey: 'live_m',
+      apiKey: 'live_k',
+      apiSecret: 'live_s',
+      baseUrl: BASE_URL,
+      maxRetries: 0,
+    });
+    api.use(
+      http.post(`${BASE_URL}/api/v1/payments`, () => HttpResponse.json({ status: 'success', data: fixtures.payment, trx_id: 'TRX123456' })),
+    );
     await expect(
       live.payments.create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', ipn_url: 'HTTPS://shop.example.com/ipn' }),
     ).resolves.toMatchObject({ trx_id: 'TRX123456' });
@@ -67,7 +83,12 @@ describe('logging', () => {
     const lines: string[] = [];
     const logger = { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: (...args: unknown[]) => lines.push(JSON.stringify(args)) };
     api.on('get', '/api/v1/balance', { body: [{ currency: 'USD', balance: 10 }] });
-    const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: BASE_URL, logger, defaultHeaders: { Authorization: 'Bearer proxy-token-123' } });
+    const client = new PaymentsClient({
+      ...CREDENTIALS,
+      baseUrl: BASE_URL,
+      logger,
+      defaultHeaders: { Authorization: 'Bearer proxy-token-123' },
+    });
     await client.balance.retrieve({ headers: { Cookie: 'session=abc' } });
     expect(lines.join('\n')).toContain('[redacted]');
     expect(lines.join('\n')).not.toContain('proxy-token-123');
@@ -77,7 +98,9 @@ describe('logging', () => {
 
 describe('signRequest', () => {
   test('bad input is an InvalidParamsError naming each field, never a bare error', async () => {
-    const error = await signRequest({ secret: '', timestamp: 'soon', method: 'G ET', pathWithQuery: 'api', body: 5 as never }).catch((e: unknown) => e);
+    const error = await signRequest({ secret: '', timestamp: 'soon', method: 'G ET', pathWithQuery: 'api', body: 5 as never }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['body', 'method', 'pathWithQuery', 'secret', 'timestamp']);
   });

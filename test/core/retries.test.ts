@@ -89,10 +89,12 @@ describe('GET (safe) retries', () => {
 
   test('retried on a network error: 3 attempts, then APIConnectionError', async () => {
     const attempts: { at: number }[] = [];
-    api.use(http.get(`${BASE_URL}/api/v1/balance`, () => {
-      attempts.push({ at: Date.now() });
-      return HttpResponse.error();
-    }));
+    api.use(
+      http.get(`${BASE_URL}/api/v1/balance`, () => {
+        attempts.push({ at: Date.now() });
+        return HttpResponse.error();
+      }),
+    );
     const error = await rejection(client().balance.retrieve());
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
@@ -280,8 +282,18 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
         }),
       { payment_url: 'https://checkout.payments.test/s/abc', info: fixtures.sessionInfo },
     ],
-    ['payouts.create', '/api/v1/payouts', (c) => c.payouts.create({ amount: 100 }), { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'SUCCESS' }],
-    ['billing.plans.create', '/api/v1/billing/plans', (c) => c.billing.plans.create({ plan_code: 'gold', name: 'Gold', amount: 10 }), { plan_code: 'gold', amount: 10, currency: 'TZS', interval: 'month' }],
+    [
+      'payouts.create',
+      '/api/v1/payouts',
+      (c) => c.payouts.create({ amount: 100 }),
+      { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'SUCCESS' },
+    ],
+    [
+      'billing.plans.create',
+      '/api/v1/billing/plans',
+      (c) => c.billing.plans.create({ plan_code: 'gold', name: 'Gold', amount: 10 }),
+      { plan_code: 'gold', amount: 10, currency: 'TZS', interval: 'month' },
+    ],
     [
       'billing.subscriptions.create',
       '/api/v1/billing/subscriptions',
@@ -318,13 +330,15 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
   test('the same key survives network errors and timeouts too', async () => {
     const keys: Array<string | null> = [];
     let n = 0;
-    api.use(http.post(`${BASE_URL}/api/v1/payments`, async ({ request }) => {
-      keys.push(request.headers.get('idempotency-key'));
-      n++;
-      if (n === 1) return HttpResponse.error();
-      if (n === 2) await delay('infinite');
-      return HttpResponse.json(createBody);
-    }));
+    api.use(
+      http.post(`${BASE_URL}/api/v1/payments`, async ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        n++;
+        if (n === 1) return HttpResponse.error();
+        if (n === 2) await delay('infinite');
+        return HttpResponse.json(createBody);
+      }),
+    );
     const payment = await settle(client({ timeout: 50 }).payments.create(createParams));
     expect(payment.trx_id).toBe('TRX123456');
     expect(keys).toHaveLength(3);
@@ -372,10 +386,12 @@ describe('payments.push (not idempotent)', () => {
 
   test('NOT retried on a generic network error (the server may have rung the phone)', async () => {
     let attempts = 0;
-    api.use(http.post(`${BASE_URL}/api/v1/payments/:id/push`, () => {
-      attempts++;
-      return HttpResponse.error();
-    }));
+    api.use(
+      http.post(`${BASE_URL}/api/v1/payments/:id/push`, () => {
+        attempts++;
+        return HttpResponse.error();
+      }),
+    );
     const error = await rejection(push(client()));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(attempts).toBe(1);
@@ -500,17 +516,19 @@ describe('timeouts (virtual time)', () => {
   // a body that stalls after the headers now fails that one attempt, and says so.
   test('a body that stalls after the headers times out, and is not retried', async () => {
     let attempts = 0;
-    api.use(http.get(`${BASE_URL}/api/v1/balance`, () => {
-      attempts++;
-      const stalled = new ReadableStream({
-        start(controller) {
-          controller.enqueue(new TextEncoder().encode('{"wallets": ['));
-        },
-      });
-      // A Content-Length the body never reaches. (Without one, msw's mock socket reports a
-      // read-until-close body as complete after the client aborted, tripping an undici assert.)
-      return new HttpResponse(stalled, { status: 200, headers: { 'content-type': 'application/json', 'content-length': '1000' } });
-    }));
+    api.use(
+      http.get(`${BASE_URL}/api/v1/balance`, () => {
+        attempts++;
+        const stalled = new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"wallets": ['));
+          },
+        });
+        // A Content-Length the body never reaches. (Without one, msw's mock socket reports a
+        // read-until-close body as complete after the client aborted, tripping an undici assert.)
+        return new HttpResponse(stalled, { status: 200, headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+      }),
+    );
     // maxRetries 1: a retry was allowed, and still not made.
     const error = await rejection(client({ timeout: 50, maxRetries: 1 }).balance.retrieve());
     expect(error).toBeInstanceOf(APITimeoutError);
@@ -615,10 +633,12 @@ describe('every error of a create carries idempotencyKey and attempts', () => {
 
   test('APIConnectionError', async () => {
     const keys: Array<string | null> = [];
-    api.use(http.post(`${BASE_URL}/api/v1/payments`, ({ request }) => {
-      keys.push(request.headers.get('idempotency-key'));
-      return HttpResponse.error();
-    }));
+    api.use(
+      http.post(`${BASE_URL}/api/v1/payments`, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return HttpResponse.error();
+      }),
+    );
     const error = await rejection(client().payments.create(createParams));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
@@ -645,7 +665,9 @@ describe('every error of a create carries idempotencyKey and attempts', () => {
     expect(error.attempts).toBe(0);
     expect(error.idempotencyKey).toMatch(UUID);
 
-    const mine = await rejection(client().payments.create({ ...createParams, payment_amount: 0 }, { idempotencyKey: 'order-1001-attempt' }));
+    const mine = await rejection(
+      client().payments.create({ ...createParams, payment_amount: 0 }, { idempotencyKey: 'order-1001-attempt' }),
+    );
     expect(mine).toBeInstanceOf(InvalidParamsError);
     expect(mine.attempts).toBe(0);
     expect(mine.idempotencyKey).toBe('order-1001-attempt');
@@ -685,10 +707,12 @@ describe('a 3xx is refused: never followed, never retried', () => {
 
   test.each(cases)('%i on %s: one attempt, an APIError naming the Location origin', async (status, _name, method, path, call) => {
     const evil: string[] = [];
-    api.use(http.all('https://evil.example/*', ({ request }) => {
-      evil.push(`${request.method} ${request.url}`);
-      return HttpResponse.json(createBody);
-    }));
+    api.use(
+      http.all('https://evil.example/*', ({ request }) => {
+        evil.push(`${request.method} ${request.url}`);
+        return HttpResponse.json(createBody);
+      }),
+    );
     api.on(method, path, { status, body: {}, headers: { Location: 'https://evil.example/steal' } });
     const counted = countingFetch();
 

@@ -156,7 +156,11 @@ describe('thrown errors', () => {
     ['missing merchantKey', { ...base, merchantKey: undefined }, distinct],
     ['secret with whitespace', { ...base, apiSecret: ` ${distinct} ` }, distinct],
     ['live_ secret in sandbox', { ...base, apiSecret: `live_${distinct}` }, `live_${distinct}`],
-    ['test_ secret in production', { ...base, environment: 'production', merchantKey: 'm', apiKey: 'k', baseUrl: 'https://p.example.com' }, distinct],
+    [
+      'test_ secret in production',
+      { ...base, environment: 'production', merchantKey: 'm', apiKey: 'k', baseUrl: 'https://p.example.com' },
+      distinct,
+    ],
     ['negative timeout', { ...base, timeout: -1 }, distinct],
     ['reserved default header', { ...base, defaultHeaders: { 'X-Signature': 'x' } }, distinct],
   ])('ConfigurationError (%s) does not contain the secret', (_what, options, secret) => {
@@ -183,8 +187,20 @@ describe('thrown errors', () => {
   });
 
   test.each([
-    ['401 with a skewed clock', { status: 401, body: { error: 'Invalid API credentials' }, headers: { Date: new Date(Date.UTC(2026, 10, 22, 11, 0, 0)).toUTCString() } }, AuthenticationError],
-    ['422 validation failure', { status: 422, body: { error: 'Validation failed', message: 'The given data was invalid.', errors: { ref_trx: ['taken'] } } }, APIError],
+    [
+      '401 with a skewed clock',
+      {
+        status: 401,
+        body: { error: 'Invalid API credentials' },
+        headers: { Date: new Date(Date.UTC(2026, 10, 22, 11, 0, 0)).toUTCString() },
+      },
+      AuthenticationError,
+    ],
+    [
+      '422 validation failure',
+      { status: 422, body: { error: 'Validation failed', message: 'The given data was invalid.', errors: { ref_trx: ['taken'] } } },
+      APIError,
+    ],
     ['500 HTML page', { status: 500, body: '<html>oops</html>' }, APIError],
     ['200 not JSON', { status: 200, body: '<html>hello</html>' }, ResponseValidationError],
   ] as const)('API error (%s) does not contain the secret', async (_what, reply, ErrorClass) => {
@@ -192,7 +208,10 @@ describe('thrown errors', () => {
     const { client } = setup({ maxRetries: 0 });
     const error = await rejection(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' }));
     expect(error).toBeInstanceOf(ErrorClass);
-    expectNoCredentialsIn(error, api.seen.map((r) => r.headers['x-signature']!));
+    expectNoCredentialsIn(
+      error,
+      api.seen.map((r) => r.headers['x-signature']!),
+    );
   });
 
   test('APIConnectionError (network error, after retries) contains no secret, API key or signature', async () => {
@@ -213,7 +232,10 @@ describe('thrown errors', () => {
     const { client } = setup({ timeout: 30, maxRetries: 0 });
     const error = await rejection(client.balance.retrieve());
     expect(error).toBeInstanceOf(APITimeoutError);
-    expectNoCredentialsIn(error, api.seen.map((r) => r.headers['x-signature']!));
+    expectNoCredentialsIn(
+      error,
+      api.seen.map((r) => r.headers['x-signature']!),
+    );
   });
 });
 
@@ -226,7 +248,15 @@ describe('logging', () => {
     api.on('post', '/api/v1/billing/subscriptions', { body: { id: 'sub_1', plan_code: 'gold', status: 'pending' } });
     api.on('get', '/api/v1/balance', { status: 404, body: { error: 'Not Found', message: 'No such route' } });
 
-    await settle(client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE }));
+    await settle(
+      client.payments.create({
+        payment_amount: 25,
+        currency_code: 'USD',
+        ref_trx: 'order-1001',
+        payment_mode: 'push',
+        customer_phone: PHONE,
+      }),
+    );
     await client.payments.push('TRX123456', { customer_phone: `+${PHONE}` });
     await client.payouts.create({ amount: 100, destination: PHONE });
     await client.billing.subscriptions.create({ plan_code: 'gold', customer_phone: PHONE, terms_shown: 'TZS 10,000 monthly' });
@@ -259,7 +289,13 @@ describe('logging', () => {
     const log = collectingLogger();
     api.on('post', '/api/v1/payments', { body: createBody });
     const { client } = setup({ logger: log.logger, logLevel: 'debug' });
-    await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
+    await client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: 'order-1001',
+      payment_mode: 'push',
+      customer_phone: PHONE,
+    });
 
     const debug = log.calls.find((c) => c.level === 'debug')!;
     expect(String(debug.args[0])).toContain('POST /api/v1/payments');
@@ -323,7 +359,13 @@ describe('logging', () => {
     }
     api.on('post', '/api/v1/payments', { body: createBody });
     const { client } = setup({ logLevel: 'debug' });
-    await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push', customer_phone: PHONE });
+    await client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: 'order-1001',
+      payment_mode: 'push',
+      customer_phone: PHONE,
+    });
     expect(printed.length).toBeGreaterThan(0);
     const text = inspect(printed, { depth: Infinity });
     expect(text).not.toContain(SECRET);

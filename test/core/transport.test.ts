@@ -54,13 +54,22 @@ afterAll(async () => {
 });
 
 function client(options: ClientOptions = {}) {
-  return new PaymentsClient({ environment: 'sandbox', merchantKey: 'test_m', apiKey: 'test_k', apiSecret: 'test_s', baseUrl: api.origin, ...options });
+  return new PaymentsClient({
+    environment: 'sandbox',
+    merchantKey: 'test_m',
+    apiKey: 'test_k',
+    apiSecret: 'test_s',
+    baseUrl: api.origin,
+    ...options,
+  });
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
 const createBody = { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: 'TRX123456' };
 const createParams = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' };
 

@@ -30,7 +30,9 @@ test('the demo runs the whole flow on the local sandbox and exits 0', () => {
   expect(out).toMatch(/^ {3}✓ listening on http:\/\/127\.0\.0\.1:\d+$/m);
   expect(out).toMatch(/^ {5}checkout URL: http:\/\/127\.0\.0\.1:\d+\/checkout\/\S+$/m);
   expect(out).toMatch(/^ {3}✓ form POST \/checkout\/\S+\/pay .* answered 303/m);
-  expect(out).toMatch(/^ {3}✓ signature verified: payment\.completed evt_\S+ \(status completed; gross USD 25\.00, fees USD 0\.75, net USD 24\.25\)$/m);
+  expect(out).toMatch(
+    /^ {3}✓ signature verified: payment\.completed evt_\S+ \(status completed; gross USD 25\.00, fees USD 0\.75, net USD 24\.25\)$/m,
+  );
   expect(out).toMatch(/^ {3}✓ payments\.verify\(\S+\): success: USD 25\.00, fee USD 0\.75, net USD 24\.25$/m);
   expect(out).toMatch(/^\d+\. USSD push to 255700000001/m);
   expect(out).toMatch(/^ {3}✓ webhook verified: payment\.completed evt_\S+ \(status completed; gross TZS 15,000\.00/m);

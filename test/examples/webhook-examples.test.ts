@@ -287,7 +287,9 @@ describe('Next.js route handler example', () => {
 
   test('a body that is not an event is 400 invalid_payload even with a valid signature', async () => {
     vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', SECRET);
-    const res = await answer(await nextRoute.POST(request(await signWebhook({ payload: '[1,2]', secret: SECRET, type: 'payment.completed' }))));
+    const res = await answer(
+      await nextRoute.POST(request(await signWebhook({ payload: '[1,2]', secret: SECRET, type: 'payment.completed' }))),
+    );
     expect(res).toMatchObject({ status: 400, body: { error: 'invalid_payload' } });
   });
 
@@ -381,7 +383,11 @@ describe('fetch-style edge handler example', () => {
     const worker = vm.evaluate('__webhookWorker.default') as typeof edgeWorker;
     // A Request of the edge runtime's own (its class is what the bundled verifier checks against).
     const edgeRequest = (delivery: SignedWebhook) =>
-      new vm.context.Request('https://hooks.example.com/', { method: 'POST', body: delivery.body, headers: delivery.headers }) as unknown as Request;
+      new vm.context.Request('https://hooks.example.com/', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      }) as unknown as Request;
     const { ctx, settle } = fakeContext();
 
     const event = paymentEvent();

@@ -121,7 +121,12 @@ describe('payments', () => {
 
   it('verify returns the verified transaction, pending then success after checkout', async () => {
     const payment = await client.payments.create(hosted({ description: 'Two mugs' }));
-    expect(await client.payments.verify(payment.trx_id)).toMatchObject({ trx_id: payment.trx_id, status: 'pending', fee: 0, net_amount: 0 });
+    expect(await client.payments.verify(payment.trx_id)).toMatchObject({
+      trx_id: payment.trx_id,
+      status: 'pending',
+      fee: 0,
+      net_amount: 0,
+    });
     await sandbox.mock.completeCheckout(payment.trx_id, 'success');
     const verified = await client.payments.verify(payment.trx_id);
     expect(verified).toMatchObject({
@@ -205,7 +210,9 @@ describe('payments', () => {
       for await (const payment of client.payments.list({ limit: 2 })) seen.push(payment.trx_id!);
       expect(seen).toEqual([...created].reverse());
       expect(new Set(seen).size).toBe(5);
-      const pages = sandbox.mock.state.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/payments?')).map((r) => r.path);
+      const pages = sandbox.mock.state.requests
+        .filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/payments?'))
+        .map((r) => r.path);
       expect(pages).toEqual(['/api/v1/payments?limit=2', '/api/v1/payments?limit=2&offset=2', '/api/v1/payments?limit=2&offset=4']);
     });
   });
@@ -295,16 +302,30 @@ describe('billing', () => {
   it('subscriptions.create records consent exactly and returns a pending sub_ subscription', async () => {
     const plan = await client.billing.plans.create({ name: 'Gold', amount: 10_000, currency: 'TZS', plan_code: 'gold-monthly' });
     const terms = 'TZS 10,000 monthly until cancelled.  ';
-    const sub = await client.billing.subscriptions.create({ plan_code: plan.plan_code!, customer_phone: TEST_PHONE_NUMBERS.success, terms_shown: terms });
+    const sub = await client.billing.subscriptions.create({
+      plan_code: plan.plan_code!,
+      customer_phone: TEST_PHONE_NUMBERS.success,
+      terms_shown: terms,
+    });
     expect(sub.id).toMatch(/^sub_/);
-    expect(sub).toMatchObject({ plan_code: 'gold-monthly', status: 'pending', customer_phone: TEST_PHONE_NUMBERS.success, amount: 10_000, currency: 'TZS' });
+    expect(sub).toMatchObject({
+      plan_code: 'gold-monthly',
+      status: 'pending',
+      customer_phone: TEST_PHONE_NUMBERS.success,
+      amount: 10_000,
+      currency: 'TZS',
+    });
     expect((sub as { consent: { terms_shown: string } }).consent.terms_shown).toBe(terms);
   });
 
   it('invoices.list filtered by a sub_ id returns only that subscription’s invoices', async () => {
     const plan = await client.billing.plans.create({ name: 'Silver', amount: 5_000 });
     const subscribe = () =>
-      client.billing.subscriptions.create({ plan_code: plan.plan_code!, customer_phone: TEST_PHONE_NUMBERS.success, terms_shown: 'TZS 5,000 monthly.' });
+      client.billing.subscriptions.create({
+        plan_code: plan.plan_code!,
+        customer_phone: TEST_PHONE_NUMBERS.success,
+        terms_shown: 'TZS 5,000 monthly.',
+      });
     const first = await subscribe();
     const second = await subscribe();
     expect((await client.billing.invoices.list()).total).toBe(2);
@@ -313,14 +334,19 @@ describe('billing', () => {
     expect(mine.data[0]).toMatchObject({ subscription: first.id, plan_code: plan.plan_code, amount: 5_000 });
     expect(mine.data[0]!.subscription).not.toBe(second.id);
     // The first charge is a USSD push to the success number: the invoice gets paid.
-    await waitFor('the first invoice to be paid', async () => (await client.billing.invoices.list({ subscription: first.id! })).data[0]?.status === 'paid');
+    await waitFor(
+      'the first invoice to be paid',
+      async () => (await client.billing.invoices.list({ subscription: first.id! })).data[0]?.status === 'paid',
+    );
   });
 });
 
 describe('idempotency over the wire', () => {
   it('the same idempotencyKey on two payments.create calls returns the same trx_id; the mock holds one payment', async () => {
     const first = await client.payments.create(hosted({ ref_trx: 'idem-1' }), { idempotencyKey: 'order-1001-attempt' });
-    const { data: second, response } = await client.payments.create(hosted({ ref_trx: 'idem-1' }), { idempotencyKey: 'order-1001-attempt' }).withResponse();
+    const { data: second, response } = await client.payments
+      .create(hosted({ ref_trx: 'idem-1' }), { idempotencyKey: 'order-1001-attempt' })
+      .withResponse();
     expect(second.trx_id).toBe(first.trx_id);
     expect(response.headers.get('idempotent-replayed')).toBe('true');
     expect(sandbox.mock.state.payments.size).toBe(1);
@@ -376,7 +402,12 @@ describe('errors: each spec label reaches its class', () => {
 
   it('Merchant Pending Approval → MerchantPendingApprovalError (production over loopback http)', async () => {
     sandbox.mock.state.merchants[0]!.status = 'pending';
-    const live = new PaymentsClient({ environment: 'production', ...sandbox.mock.credentials.production, baseUrl: sandbox.server.url, maxRetries: 0 });
+    const live = new PaymentsClient({
+      environment: 'production',
+      ...sandbox.mock.credentials.production,
+      baseUrl: sandbox.server.url,
+      maxRetries: 0,
+    });
     expect(sandbox.server.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
     const error = await failure(live.balance.retrieve());
     expect(error).toBeInstanceOf(MerchantPendingApprovalError);

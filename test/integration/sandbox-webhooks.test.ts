@@ -67,7 +67,12 @@ describe('payment events, verified by the receiver', () => {
   });
 
   it('a hosted checkout completed with mock.completeCheckout → a verified payment.completed', async () => {
-    const payment = await sandbox.client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-hosted', ipn_url: receiver.url });
+    const payment = await sandbox.client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: 'order-hosted',
+      ipn_url: receiver.url,
+    });
     // With autoRun it resolves after the first webhook attempt.
     await sandbox.mock.completeCheckout(payment.trx_id, 'success');
     const event = await processed('payment.completed');
@@ -89,7 +94,12 @@ describe('payment events, verified by the receiver', () => {
     expect(dataOf(invoice)).toMatchObject({ subscription: sub.id, status: 'open' });
     expect(dataOf(paid)).toMatchObject({ id: dataOf(invoice).id, subscription: sub.id, status: 'paid', fee: 300, net_amount: 9_700 });
     expect(receiver.rejected()).toEqual([]);
-    expect(receiver.verified().map((d) => d.event!.type).sort()).toEqual(['invoice.created', 'invoice.paid', 'subscription.created']);
+    expect(
+      receiver
+        .verified()
+        .map((d) => d.event!.type)
+        .sort(),
+    ).toEqual(['invoice.created', 'invoice.paid', 'subscription.created']);
   });
 
   it('verifyWebhookSignature also accepts the deliveries (options form and Request form)', async () => {
@@ -128,7 +138,12 @@ describe('retries', () => {
     receiver.now = () => t; // the receiver shares the service clock
     receiver.answer = (_event, sightings) => (sightings === 1 ? 500 : 200);
 
-    const payment = await sandbox.client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: 'order-retry', ipn_url: receiver.url });
+    const payment = await sandbox.client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: 'order-retry',
+      ipn_url: receiver.url,
+    });
     await sandbox.mock.completeCheckout(payment.trx_id, 'success');
     await sandbox.mock.runDue(); // attempt 1
     expect(receiver.deliveries.map((d) => d.status)).toEqual([500]);

@@ -53,7 +53,13 @@ function verify(req: IncomingMessage, target: string, rawBody: string): { signat
 function defaultReply(req: Seen, route: string): Reply {
   if (req.method === 'GET' && route === '/api/v1/payments') {
     // Echo the filters as the server parsed them, so the test sees them round-trip.
-    const item = { trx_id: 'TRX123456', merchant_ref: req.query.get('merchant_ref') ?? 'order-1001', amount: 25, currency: 'USD', status: req.query.get('status') ?? 'pending' };
+    const item = {
+      trx_id: 'TRX123456',
+      merchant_ref: req.query.get('merchant_ref') ?? 'order-1001',
+      amount: 25,
+      currency: 'USD',
+      status: req.query.get('status') ?? 'pending',
+    };
     return { body: { data: [item], total: 1 } };
   }
   const one = /^\/api\/v1\/payments\/([^/]+)$/.exec(route);
@@ -61,7 +67,9 @@ function defaultReply(req: Seen, route: string): Reply {
     return { body: { status: 'success', data: { ...fixtures.payment, trx_id: decodeURIComponent(one[1]!) } } };
   }
   if (req.method === 'POST' && route === '/api/v1/payments') {
-    return { body: { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: fixtures.payment.trx_id } };
+    return {
+      body: { status: 'success', data: fixtures.payment, payment_url: fixtures.payment.checkout_url, trx_id: fixtures.payment.trx_id },
+    };
   }
   if (req.method === 'POST' && route === '/api/v1/payouts/preview') {
     const amount = (JSON.parse(req.rawBody) as { amount: number }).amount;
@@ -80,7 +88,16 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     const q = target.indexOf('?');
     const path = q === -1 ? target : target.slice(0, q);
     const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
-    const seenReq: Seen = { method: req.method ?? '', target, path, query, headers: req.headers, rawBody, bodyBytes, ...verify(req, target, rawBody) };
+    const seenReq: Seen = {
+      method: req.method ?? '',
+      target,
+      path,
+      query,
+      headers: req.headers,
+      rawBody,
+      bodyBytes,
+      ...verify(req, target, rawBody),
+    };
     seen.push(seenReq);
 
     let reply: Reply | undefined;
@@ -114,7 +131,14 @@ afterAll(async () => {
 });
 
 function client(options: ClientOptions = {}): PaymentsClient {
-  return new PaymentsClient({ environment: 'sandbox', merchantKey: 'test_m', apiKey: 'test_k', apiSecret: 'test_s', baseUrl: origin, ...options });
+  return new PaymentsClient({
+    environment: 'sandbox',
+    merchantKey: 'test_m',
+    apiKey: 'test_k',
+    apiSecret: 'test_s',
+    baseUrl: origin,
+    ...options,
+  });
 }
 
 // Real sockets need real time to answer, so fake timers here run accelerated: every real
@@ -143,7 +167,11 @@ async function accelerated<T>(start: number, run: () => Promise<T>): Promise<{ r
 function expectVerified(requests: Seen[]): void {
   expect(requests.length).toBeGreaterThan(0);
   for (const r of requests) {
-    expect({ target: r.target, signatureValid: r.signatureValid, fresh: r.fresh }).toEqual({ target: r.target, signatureValid: true, fresh: true });
+    expect({ target: r.target, signatureValid: r.signatureValid, fresh: r.fresh }).toEqual({
+      target: r.target,
+      signatureValid: true,
+      fresh: true,
+    });
     // Everything the client put on the wire is percent-encoded ASCII: nothing left to reinterpret.
     expect(r.target).toMatch(/^\/[\x21-\x7e]*$/);
     expect(r.headers['x-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
@@ -161,7 +189,7 @@ function expectVerified(requests: Seen[]): void {
 const AWKWARD_REF = 'agizo/ä ö&x=1?y #z+';
 const AWKWARD_TRX = 'TRX/2026 Zoë ☕?#%&+';
 
-describe('every request verifies with the server\'s own HMAC over the raw request-target and body', () => {
+describe("every request verifies with the server's own HMAC over the raw request-target and body", () => {
   test('payments.list: query values with & / ? space = + # % and non-ASCII round-trip exactly', async () => {
     // status is a closed union now: the awkward characters ride in merchant_ref alone.
     const page = await client().payments.list({ merchant_ref: AWKWARD_REF, status: 'success', limit: 10, offset: 20 });
@@ -194,7 +222,13 @@ describe('every request verifies with the server\'s own HMAC over the raw reques
   test('payments.create: a unicode description and customer_name are signed as their UTF-8 bytes', async () => {
     const description = 'Malipo ya Agizo ☕ — café';
     const customer_name = 'Zoë Mwanaïsha 🇹🇿';
-    const payment = await client().payments.create({ payment_amount: 25, currency_code: 'TZS', ref_trx: 'agizo-1001', description, customer_name });
+    const payment = await client().payments.create({
+      payment_amount: 25,
+      currency_code: 'TZS',
+      ref_trx: 'agizo-1001',
+      description,
+      customer_name,
+    });
     expect(payment.trx_id).toBe(fixtures.payment.trx_id);
     expectVerified(seen);
     const [req] = seen;
@@ -205,7 +239,13 @@ describe('every request verifies with the server\'s own HMAC over the raw reques
     expect(Number(req!.headers['content-length'])).toBe(req!.bodyBytes.length);
     expect(req!.bodyBytes.length).toBe(Buffer.byteLength(req!.rawBody, 'utf8'));
     expect(req!.bodyBytes.length).toBeGreaterThan(req!.rawBody.length);
-    expect(JSON.parse(req!.rawBody)).toEqual({ payment_amount: 25, currency_code: 'TZS', ref_trx: 'agizo-1001', description, customer_name });
+    expect(JSON.parse(req!.rawBody)).toEqual({
+      payment_amount: 25,
+      currency_code: 'TZS',
+      ref_trx: 'agizo-1001',
+      description,
+      customer_name,
+    });
     expect(req!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -221,7 +261,12 @@ describe('every request verifies with the server\'s own HMAC over the raw reques
       const c = client({ baseUrl });
       await c.payments.list({ merchant_ref: AWKWARD_REF });
       await c.payments.retrieve(AWKWARD_TRX);
-      await c.payments.create({ payment_amount: 25, currency_code: 'TZS', ref_trx: 'agizo-1001', description: 'Malipo ya Agizo ☕ — café' });
+      await c.payments.create({
+        payment_amount: 25,
+        currency_code: 'TZS',
+        ref_trx: 'agizo-1001',
+        description: 'Malipo ya Agizo ☕ — café',
+      });
       await c.payouts.preview({ amount: 100 });
     }
     expect(seen).toHaveLength(8);
@@ -249,7 +294,9 @@ describe('path ids the URL parser would rewrite', () => {
 
 describe('the server really checks: a wrong signature or a stale timestamp is refused', () => {
   test('a wrong secret gets 401 and AuthenticationError', async () => {
-    const error = await client({ apiSecret: 'test_wrong' }).payments.list({ merchant_ref: AWKWARD_REF }).catch((e: unknown) => e);
+    const error = await client({ apiSecret: 'test_wrong' })
+      .payments.list({ merchant_ref: AWKWARD_REF })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ signatureValid: false, fresh: true });
@@ -261,7 +308,9 @@ describe('the server really checks: a wrong signature or a stale timestamp is re
       const request = new Request(input, init);
       return fetch(new Request(`${request.url}&x=1`, request));
     };
-    const error = await client({ fetch: tampering }).payments.list({ status: 'pending' }).catch((e: unknown) => e);
+    const error = await client({ fetch: tampering })
+      .payments.list({ status: 'pending' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(seen[0]).toMatchObject({ target: '/api/v1/payments?status=pending&x=1', signatureValid: false });
   });
@@ -287,7 +336,11 @@ describe('every retry is signed afresh', () => {
 
   test('GET: 503 once, then 200: two requests, both valid, the second with a new X-Timestamp', async () => {
     let calls = 0;
-    routes.push(() => (calls++ === 0 ? { status: 503, body: { error: 'Service Unavailable', message: 'try again' }, headers: { 'retry-after': '2' } } : undefined));
+    routes.push(() =>
+      calls++ === 0
+        ? { status: 503, body: { error: 'Service Unavailable', message: 'try again' }, headers: { 'retry-after': '2' } }
+        : undefined,
+    );
     const { result: page } = await accelerated(start, () => client().payments.list({ merchant_ref: AWKWARD_REF, status: 'pending' }));
     expect(page!.data).toHaveLength(1);
     expect(seen).toHaveLength(2);

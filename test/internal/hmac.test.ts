@@ -31,9 +31,13 @@ describe('nodeHmacSha256', () => {
 
   test('matches createHmac for arbitrary secrets and bodies', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 100, unit: 'grapheme' }), fc.string({ unit: 'grapheme', maxLength: 3000 }), (secret, body) => {
-        expect(hex(nodeHmacSha256(node, secret, '42.', body))).toBe(reference(secret, '42.', body));
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 100, unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme', maxLength: 3000 }),
+        (secret, body) => {
+          expect(hex(nodeHmacSha256(node, secret, '42.', body))).toBe(reference(secret, '42.', body));
+        },
+      ),
       { seed: 20261122, numRuns: 300 },
     );
   });

@@ -200,11 +200,20 @@ describe('the client signs every attempt on the WebCrypto path too', () => {
       const subtle = vi.spyOn(crypto.subtle, 'sign');
       const v = vector('get-empty-body');
       const client = new PaymentsClient({
-        environment: 'sandbox', merchantKey: 'test_m', apiKey: 'test_k', apiSecret: v.secret,
-        baseUrl: 'https://api.payments.test', fetch: fetch as unknown as typeof globalThis.fetch, maxRetries: 1,
+        environment: 'sandbox',
+        merchantKey: 'test_m',
+        apiKey: 'test_k',
+        apiSecret: v.secret,
+        baseUrl: 'https://api.payments.test',
+        fetch: fetch as unknown as typeof globalThis.fetch,
+        maxRetries: 1,
       });
       // The retry waits 437 ms (500 ms less the jitter): still the vector's second.
-      const { data } = await settle(client.request({ operation: 'balance.retrieve', method: 'GET', path: v.pathWithQuery, response: (await import('zod')).unknown() }).withResponse());
+      const { data } = await settle(
+        client
+          .request({ operation: 'balance.retrieve', method: 'GET', path: v.pathWithQuery, response: (await import('zod')).unknown() })
+          .withResponse(),
+      );
       expect(data).toEqual(fixtures.verified);
       expect(seen).toHaveLength(2);
       expect(subtle).toHaveBeenCalledTimes(2);

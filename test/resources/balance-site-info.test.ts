@@ -129,10 +129,22 @@ describe('siteInfo.retrieve', () => {
     ['api_version mistyped', { ...fixtures.siteInfo, api_version: 1 }, 'api_version'],
     ['status missing', { ...fixtures.siteInfo, status: undefined }, 'status'],
     ['features missing', { ...fixtures.siteInfo, features: undefined }, 'features'],
-    ['features.mobile_ready missing', { ...fixtures.siteInfo, features: { ...features, mobile_ready: undefined } }, 'features.mobile_ready'],
+    [
+      'features.mobile_ready missing',
+      { ...fixtures.siteInfo, features: { ...features, mobile_ready: undefined } },
+      'features.mobile_ready',
+    ],
     ['features.ssl_secured mistyped', { ...fixtures.siteInfo, features: { ...features, ssl_secured: true } }, 'features.ssl_secured'],
-    ['environments.sandbox missing', { ...fixtures.siteInfo, environments: { production: environments.production } }, 'environments.sandbox'],
-    ['environments.production mistyped', { ...fixtures.siteInfo, environments: { ...environments, production: 1 } }, 'environments.production'],
+    [
+      'environments.sandbox missing',
+      { ...fixtures.siteInfo, environments: { production: environments.production } },
+      'environments.sandbox',
+    ],
+    [
+      'environments.production mistyped',
+      { ...fixtures.siteInfo, environments: { ...environments, production: 1 } },
+      'environments.production',
+    ],
   ];
   test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
     api.on('get', '/api/v1/site-info', { body });

@@ -9,7 +9,14 @@ const { api, setup } = useFakeApi();
 
 const plan = { plan_code: 'gold-monthly', name: 'Gold', amount: 10000, currency: 'TZS', interval: 'month' } as const;
 // The plan as the service answers it (the sandbox's shape).
-const planRecord = { ...plan, description: null, interval_count: 1, status: 'active', environment: 'sandbox', created_at: '2026-11-22T12:00:00Z' };
+const planRecord = {
+  ...plan,
+  description: null,
+  interval_count: 1,
+  status: 'active',
+  environment: 'sandbox',
+  created_at: '2026-11-22T12:00:00Z',
+};
 const terms = 'TZS 10,000 charged monthly by USSD push until you cancel. Reply STOP to cancel.';
 const subscriptionParams = { plan_code: 'gold-monthly', customer_phone: '255712345678', terms_shown: terms };
 const subscription = { id: 'sub_01HX', plan_code: 'gold-monthly', status: 'pending_first_charge', customer_phone: '255712345678' };
@@ -191,12 +198,16 @@ describe('billing.subscriptions.create', () => {
   test('production: an http webhook_url is refused, an https one is sent', async () => {
     const seen = liveRoute(api, 'post', '/api/v1/billing/subscriptions', subscription);
     const client = productionClient();
-    const error = await invalidParams(client.billing.subscriptions.create({ ...subscriptionParams, webhook_url: 'http://shop.example.com/hook' }));
+    const error = await invalidParams(
+      client.billing.subscriptions.create({ ...subscriptionParams, webhook_url: 'http://shop.example.com/hook' }),
+    );
     expect(Object.keys(error.errors)).toEqual(['webhook_url']);
     expect(seen).toHaveLength(0);
     const params = { ...subscriptionParams, webhook_url: 'https://shop.example.com/hook' };
     expect(await client.billing.subscriptions.create(params)).toStrictEqual(subscription);
-    expect(seen).toEqual([{ method: 'POST', path: '/api/v1/billing/subscriptions', env: 'production', signatureValid: true, json: params }]);
+    expect(seen).toEqual([
+      { method: 'POST', path: '/api/v1/billing/subscriptions', env: 'production', signatureValid: true, json: params },
+    ]);
   });
 
   test('a mistyped id in the response → ResponseValidationError keeping the raw body', async () => {

@@ -22,9 +22,14 @@ async function collect<T>(iterable: AsyncIterable<T>, max = 100): Promise<T[]> {
 
 /** A list call whose items have no id (the walk's id-less path). */
 function idless(client: PaymentsClient, value: { limit?: number }) {
-  return client.requestPage(
-    { operation: 'payments.list', method: 'GET', path: '/api/v1/payments', params: PaymentListParams, value, item: z.looseObject({ amount: z.number() }) },
-  );
+  return client.requestPage({
+    operation: 'payments.list',
+    method: 'GET',
+    path: '/api/v1/payments',
+    params: PaymentListParams,
+    value,
+    item: z.looseObject({ amount: z.number() }),
+  });
 }
 
 function query(req: SeenRequest): URLSearchParams {
@@ -37,7 +42,13 @@ type Envelope = 'data' | 'bare' | 'nested';
 /** A server holding `items`, answering each request with the slice at offset/limit. */
 function serve(
   items: () => Array<Record<string, unknown>>,
-  { envelope = 'data', defaultLimit = 50, ignoreOffset = false, hasMore, total }: { envelope?: Envelope; defaultLimit?: number; ignoreOffset?: boolean; hasMore?: boolean; total?: boolean } = {},
+  {
+    envelope = 'data',
+    defaultLimit = 50,
+    ignoreOffset = false,
+    hasMore,
+    total,
+  }: { envelope?: Envelope; defaultLimit?: number; ignoreOffset?: boolean; hasMore?: boolean; total?: boolean } = {},
 ) {
   return (req: SeenRequest) => {
     const q = query(req);
@@ -54,12 +65,24 @@ function serve(
   };
 }
 
-const payments = ['TRX1', 'TRX2', 'TRX3', 'TRX4', 'TRX5'].map((trx_id, i) => ({ trx_id, merchant_ref: `order-${i + 1}`, amount: 10 + i, currency: 'USD', status: 'success' }));
+const payments = ['TRX1', 'TRX2', 'TRX3', 'TRX4', 'TRX5'].map((trx_id, i) => ({
+  trx_id,
+  merchant_ref: `order-${i + 1}`,
+  amount: 10 + i,
+  currency: 'USD',
+  status: 'success',
+}));
 
 // Items are read as plain records here: each route's own type is checked elsewhere.
 type Lister = (client: PaymentsClient, params?: Record<string, unknown>) => PagePromise<Record<string, unknown>>;
 const routes: Array<{ name: string; path: string; list: Lister; items: Array<Record<string, unknown>>; key: string }> = [
-  { name: 'payments.list', path: '/api/v1/payments', list: (c, p) => c.payments.list(p) as unknown as PagePromise<Record<string, unknown>>, items: payments, key: 'trx_id' },
+  {
+    name: 'payments.list',
+    path: '/api/v1/payments',
+    list: (c, p) => c.payments.list(p) as unknown as PagePromise<Record<string, unknown>>,
+    items: payments,
+    key: 'trx_id',
+  },
   {
     name: 'payouts.list',
     path: '/api/v1/payouts',
@@ -78,7 +101,11 @@ const routes: Array<{ name: string; path: string; list: Lister; items: Array<Rec
 
 describe.each(routes)('$name', ({ path, list, items, key }) => {
   test('await resolves to one page { data, offset, limit, has_more } of plain JSON', async () => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     const page = await list(client, { limit: 2 });
     expect(page).toStrictEqual({ data: items.slice(0, 2), offset: 0, limit: 2, has_more: true });
@@ -95,7 +122,11 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('.withResponse() gives { data: page, response }', async () => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     const { data, response } = await list(client, { limit: 3, offset: 1 }).withResponse();
     expect(response.status).toBe(200);
@@ -104,7 +135,11 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('for await walks pages by offset 0, 2, 4 and yields each item exactly once', async () => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     const got = await collect(list(client, { limit: 2 }));
     expect(got).toStrictEqual(items);
@@ -114,14 +149,22 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('a bare-array body works, and a last full page ends on the empty page after it', async () => {
-    api.on('get', path, serve(() => items.slice(0, 4), { envelope: 'bare' }));
+    api.on(
+      'get',
+      path,
+      serve(() => items.slice(0, 4), { envelope: 'bare' }),
+    );
     const { client } = setup();
     expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items.slice(0, 4));
     expect(offsets()).toEqual([0, 2, 4]);
   });
 
   test('a { status, data: { data: [...] } } envelope works', async () => {
-    api.on('get', path, serve(() => items, { envelope: 'nested', total: true }));
+    api.on(
+      'get',
+      path,
+      serve(() => items, { envelope: 'nested', total: true }),
+    );
     const { client } = setup();
     const page = await list(client, { limit: 2 });
     expect(page).toStrictEqual({ data: items.slice(0, 2), offset: 0, limit: 2, has_more: true, total: 5 });
@@ -144,12 +187,18 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('a server that ignores offset does not loop forever: a typed error after MAX_STALE_PAGES pages of nothing new', async () => {
-    api.on('get', path, serve(() => items, { ignoreOffset: true, hasMore: true }));
+    api.on(
+      'get',
+      path,
+      serve(() => items, { ignoreOffset: true, hasMore: true }),
+    );
     const { client } = setup();
     const got: unknown[] = [];
-    const error = await rejection((async () => {
-      for await (const item of list(client, { limit: 2 })) got.push(item);
-    })());
+    const error = await rejection(
+      (async () => {
+        for await (const item of list(client, { limit: 2 })) got.push(item);
+      })(),
+    );
     expect(got).toStrictEqual(items.slice(0, 2));
     expect(error).toBeInstanceOf(PaymentsError);
     expect(error.message).toMatch(/may ignore offset/);
@@ -157,14 +206,22 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test("the server's has_more: false stops the walk even after a full page", async () => {
-    api.on('get', path, serve(() => items, { hasMore: false }));
+    api.on(
+      'get',
+      path,
+      serve(() => items, { hasMore: false }),
+    );
     const { client } = setup();
     expect(await collect(list(client, { limit: 2 }))).toStrictEqual(items.slice(0, 2));
     expect(api.seen).toHaveLength(1);
   });
 
   test('without a limit, pages of the server default size are walked until an empty page', async () => {
-    api.on('get', path, serve(() => items, { defaultLimit: 3 }));
+    api.on(
+      'get',
+      path,
+      serve(() => items, { defaultLimit: 3 }),
+    );
     const { client } = setup();
     expect(await collect(list(client))).toStrictEqual(items);
     expect(api.seen[0]!.pathWithQuery).toBe(path);
@@ -172,7 +229,11 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('breaking out early fetches no further pages', async () => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     const got: unknown[] = [];
     for await (const item of list(client, { limit: 2 })) {
@@ -184,7 +245,11 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('starting at an offset walks on from there', async () => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     expect(await collect(list(client, { limit: 2, offset: 1 }))).toStrictEqual(items.slice(1));
     expect(offsets()).toEqual([1, 3, 5]);
@@ -206,7 +271,11 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
     [{ offset: -1 }, 'offset'],
     [{ offset: 1.5 }, 'offset'],
   ])('refuses %j before sending (await and for await)', async (params, field) => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     const error = (await rejection(list(client, params))) as InvalidParamsError;
     expect(error).toBeInstanceOf(InvalidParamsError);
@@ -216,7 +285,11 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
   });
 
   test('refuses unknown keys, all fields listed at once', async () => {
-    api.on('get', path, serve(() => items));
+    api.on(
+      'get',
+      path,
+      serve(() => items),
+    );
     const { client } = setup();
     const error = (await rejection(list(client, { page: 2, limit: 0 }))) as InvalidParamsError;
     expect(error).toBeInstanceOf(InvalidParamsError);
@@ -238,7 +311,11 @@ describe('payments.list query', () => {
   });
 
   test('keeps the filters on every page while walking', async () => {
-    api.on('get', '/api/v1/payments', serve(() => payments));
+    api.on(
+      'get',
+      '/api/v1/payments',
+      serve(() => payments),
+    );
     const { client } = setup();
     await collect(client.payments.list({ limit: 2, status: 'success' }));
     expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
@@ -268,7 +345,11 @@ describe('payments.list query', () => {
   });
 
   test('a total from the server decides has_more', async () => {
-    api.on('get', '/api/v1/payments', serve(() => payments, { total: true }));
+    api.on(
+      'get',
+      '/api/v1/payments',
+      serve(() => payments, { total: true }),
+    );
     const { client } = setup();
     expect((await client.payments.list({ limit: 2, offset: 4 })).has_more).toBe(false);
     expect((await client.payments.list({ limit: 2, offset: 2 })).has_more).toBe(true);
@@ -281,7 +362,11 @@ describe('payments.list query', () => {
 describe('billing.invoices.list query', () => {
   test('keeps the subscription filter on every page', async () => {
     const invoices = [1, 2, 3].map((n) => ({ id: `inv_${n}`, subscription: 'sub_9', status: 'open', amount: 500, currency: 'TZS' }));
-    api.on('get', '/api/v1/billing/invoices', serve(() => invoices));
+    api.on(
+      'get',
+      '/api/v1/billing/invoices',
+      serve(() => invoices),
+    );
     const { client } = setup();
     expect(await collect(client.billing.invoices.list({ subscription: 'sub_9', limit: 2 }))).toStrictEqual(invoices);
     expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
@@ -296,7 +381,11 @@ describe('the walk ends when the server says so, and never drops or loops (regre
 
   test('two payments created at the head during a walk over limit 2: every item that existed is yielded, once', async () => {
     let rows = seven.slice(2);
-    api.on('get', '/api/v1/payments', serve(() => rows, { hasMore: undefined }));
+    api.on(
+      'get',
+      '/api/v1/payments',
+      serve(() => rows, { hasMore: undefined }),
+    );
     const { client } = setup();
     const got: string[] = [];
     for await (const p of client.payments.list({ limit: 2 })) {
@@ -313,7 +402,11 @@ describe('the walk ends when the server says so, and never drops or loops (regre
     // Every public list item has an id now; the walk itself still handles rows without
     // one (a list of a shape with no id), through the client's internal list call.
     const rows = [{ amount: 5 }, { amount: 5 }, { amount: 6 }];
-    api.on('get', '/api/v1/payments', serve(() => rows));
+    api.on(
+      'get',
+      '/api/v1/payments',
+      serve(() => rows),
+    );
     const { client } = setup();
     expect(await collect(idless(client, { limit: 2 }))).toStrictEqual(rows);
   });
@@ -329,7 +422,11 @@ describe('the walk ends when the server says so, and never drops or loops (regre
   });
 
   test('page.hasNextPage() / page.getNextPage(); the helpers do not serialise', async () => {
-    api.on('get', '/api/v1/payments', serve(() => payments, { total: true }));
+    api.on(
+      'get',
+      '/api/v1/payments',
+      serve(() => payments, { total: true }),
+    );
     const { client } = setup();
     let page = await client.payments.list({ limit: 2 });
     const seen = [...page.data];
@@ -344,7 +441,11 @@ describe('the walk ends when the server says so, and never drops or loops (regre
   });
 
   test('list.iterPages() yields each page; list.toArray({ limit }) stops at the limit', async () => {
-    api.on('get', '/api/v1/payments', serve(() => payments));
+    api.on(
+      'get',
+      '/api/v1/payments',
+      serve(() => payments),
+    );
     const { client } = setup();
     const sizes: number[] = [];
     for await (const page of client.payments.list({ limit: 2 }).iterPages()) sizes.push(page.data.length);
@@ -354,11 +455,18 @@ describe('the walk ends when the server says so, and never drops or loops (regre
     expect(offsets()).toEqual([0, 2]);
   });
 
-  test.each([undefined, {}, { limit: 0 }, { limit: 1.5 }, { limit: 10_001 }])('toArray(%j) is refused: the limit is required', async (options) => {
-    api.on('get', '/api/v1/payments', serve(() => payments));
-    const { client } = setup();
-    const error = await rejection(client.payments.list().toArray(options as { limit: number }));
-    expect(error).toBeInstanceOf(InvalidParamsError);
-    expect(Object.keys(error.errors)).toEqual(['limit']);
-  });
+  test.each([undefined, {}, { limit: 0 }, { limit: 1.5 }, { limit: 10_001 }])(
+    'toArray(%j) is refused: the limit is required',
+    async (options) => {
+      api.on(
+        'get',
+        '/api/v1/payments',
+        serve(() => payments),
+      );
+      const { client } = setup();
+      const error = await rejection(client.payments.list().toArray(options as { limit: number }));
+      expect(error).toBeInstanceOf(InvalidParamsError);
+      expect(Object.keys(error.errors)).toEqual(['limit']);
+    },
+  );
 });

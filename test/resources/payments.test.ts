@@ -248,7 +248,11 @@ describe('payments.create params (checked before anything is sent)', () => {
     ['ipn_url not http(s)', { ...base, ipn_url: 'ftp://shop.example.com/ipn' }, 'ipn_url'],
     ['webhook_url not a URL', { ...base, webhook_url: 'not a url' }, 'webhook_url'],
     ['success_redirect javascript:', { ...base, success_redirect: 'javascript:alert(1)' }, 'success_redirect'],
-    ['webhook_url different from ipn_url', { ...base, ipn_url: 'https://a.example.com/ipn', webhook_url: 'https://b.example.com/ipn' }, 'webhook_url'],
+    [
+      'webhook_url different from ipn_url',
+      { ...base, ipn_url: 'https://a.example.com/ipn', webhook_url: 'https://b.example.com/ipn' },
+      'webhook_url',
+    ],
     ['payment_mode push without customer_phone', { ...base, payment_mode: 'push' }, 'customer_phone'],
     ['customer_phone not a mobile number', { ...base, customer_phone: '0712 345 678' }, 'customer_phone'],
     ['payment_mode other than hosted|push', { ...base, payment_mode: 'card' }, 'payment_mode'],
@@ -296,7 +300,17 @@ describe('payments.create params (checked before anything is sent)', () => {
       }),
     );
     expect(Object.keys(error.errors).sort()).toEqual(
-      ['cancel_redirect', 'currency_code', 'customer_email', 'customer_name', 'customer_phone', 'ipn_url', 'payment_amount', 'ref_trx', 'success_redirect'].sort(),
+      [
+        'cancel_redirect',
+        'currency_code',
+        'customer_email',
+        'customer_name',
+        'customer_phone',
+        'ipn_url',
+        'payment_amount',
+        'ref_trx',
+        'success_redirect',
+      ].sort(),
     );
     expect(api.seen).toHaveLength(0);
   });
@@ -353,7 +367,10 @@ describe('production: ipn_url / webhook_url must be HTTPS', () => {
   });
 
   test('legacy initiate: http ipn_url refused in production, https accepted', async () => {
-    const seen = liveRoute(api, 'post', '/api/v1/initiate-payment', { ...sessionBody, info: { ...fixtures.sessionInfo, environment: 'production', is_sandbox: false } });
+    const seen = liveRoute(api, 'post', '/api/v1/initiate-payment', {
+      ...sessionBody,
+      info: { ...fixtures.sessionInfo, environment: 'production', is_sandbox: false },
+    });
     const client = productionClient();
     const error = await invalidParams(client.payments.initiate({ ...legacy, ipn_url: 'http://shop.example.com/ipn' }));
     expect(Object.keys(error.errors)).toEqual(['ipn_url']);
@@ -429,7 +446,15 @@ describe('payments.initiate (deprecated legacy route)', () => {
       }),
     );
     expect(Object.keys(error.errors).sort()).toEqual(
-      ['allow_payment_methods', 'currency_code', 'customer_email', 'customer_phone', 'payment_amount', 'ref_trx', 'success_redirect'].sort(),
+      [
+        'allow_payment_methods',
+        'currency_code',
+        'customer_email',
+        'customer_phone',
+        'payment_amount',
+        'ref_trx',
+        'success_redirect',
+      ].sort(),
     );
     expect(api.seen).toHaveLength(0);
   });
@@ -457,8 +482,16 @@ describe('payments.initiate (deprecated legacy route)', () => {
     ['info.merchant_id mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_id: '42' } }, 'info.merchant_id'],
     ['info.is_sandbox mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, is_sandbox: 'yes' } }, 'info.is_sandbox'],
     ['info.amount mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, amount: '25' } }, 'info.amount'],
-    ['info.merchant_payment_method_codes missing', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_payment_method_codes: undefined } }, 'info.merchant_payment_method_codes'],
-    ['info.merchant_payment_methods_restricted mistyped', { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_payment_methods_restricted: 1 } }, 'info.merchant_payment_methods_restricted'],
+    [
+      'info.merchant_payment_method_codes missing',
+      { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_payment_method_codes: undefined } },
+      'info.merchant_payment_method_codes',
+    ],
+    [
+      'info.merchant_payment_methods_restricted mistyped',
+      { ...sessionBody, info: { ...fixtures.sessionInfo, merchant_payment_methods_restricted: 1 } },
+      'info.merchant_payment_methods_restricted',
+    ],
   ];
   test.each(broken)('%s → ResponseValidationError keeping the raw body', async (_name, body, field) => {
     api.on('post', '/api/v1/initiate-payment', { body });
@@ -531,7 +564,9 @@ describe('payments.retrieve', () => {
 
 describe('payments.push', () => {
   test('POSTs { customer_phone } to /api/v1/payments/{trx_id}/push without an Idempotency-Key', async () => {
-    api.on('post', '/api/v1/payments/:id/push', { body: { status: 'success', data: { trx_id: 'TRX123456', status: 'pending', push: 'sent' } } });
+    api.on('post', '/api/v1/payments/:id/push', {
+      body: { status: 'success', data: { trx_id: 'TRX123456', status: 'pending', push: 'sent' } },
+    });
     const { client } = setup();
     const result = await client.payments.push('TRX123456', { customer_phone: '255712345678' });
     const req = api.seen[0]!;
@@ -695,7 +730,9 @@ describe('payments.waitForOutcome', () => {
     expect(api.seen).toHaveLength(3);
     expect(api.seen.every((r) => r.pathWithQuery === VERIFY_PATH && r.signatureValid)).toBe(true);
     // Each poll is signed afresh with the (advanced) clock.
-    expect(api.seen.map((r) => Number(r.headers['x-timestamp']))).toEqual([START / 1000, START / 1000 + 2.5, START / 1000 + 5].map(Math.floor));
+    expect(api.seen.map((r) => Number(r.headers['x-timestamp']))).toEqual(
+      [START / 1000, START / 1000 + 2.5, START / 1000 + 5].map(Math.floor),
+    );
   });
 
   test('default interval is 3 s', async () => {
@@ -915,11 +952,22 @@ describe('regressions', () => {
     const failedBody = { ...fixtures.verified, status: 'failed' };
     api.on('get', '/api/v1/verify-payment/:id', { body: failedBody });
     api.on('get', '/api/v1/payments/:id', {
-      body: { trx_id: 'TRX123456', amount: 25, currency: 'USD', status: 'failed', failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'The customer has insufficient funds.' },
+      body: {
+        trx_id: 'TRX123456',
+        amount: 25,
+        currency: 'USD',
+        status: 'failed',
+        failure_reason: 'INSUFFICIENT_FUNDS',
+        failure_message: 'The customer has insufficient funds.',
+      },
     });
     const { client } = setup();
     const outcome = await settle(client.payments.waitForOutcome('TRX123456'));
-    expect(outcome).toStrictEqual({ ...failedBody, failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'The customer has insufficient funds.' });
+    expect(outcome).toStrictEqual({
+      ...failedBody,
+      failure_reason: 'INSUFFICIENT_FUNDS',
+      failure_message: 'The customer has insufficient funds.',
+    });
     expect(api.seen.map((r) => r.pathWithQuery)).toEqual([VERIFY_PATH, '/api/v1/payments/TRX123456']);
     expect(api.seen.every((r) => r.signatureValid)).toBe(true);
   });
@@ -949,12 +997,15 @@ describe('regressions', () => {
     expect(await rejection(client.payments.verify('TRX123456'))).toBeInstanceOf(ResponseValidationError);
   });
 
-  test.each([{ timeout: 2 ** 31 }, { interval: 2 ** 31 }])('waitForOutcome(%j) is refused: a timer cannot hold it (it would fire at once)', async (options) => {
-    const { client } = setup();
-    const error = await invalidParams(client.payments.waitForOutcome('TRX123456', options));
-    expect(Object.keys(error.errors)).toEqual(Object.keys(options));
-    expect(api.seen).toHaveLength(0);
-  });
+  test.each([{ timeout: 2 ** 31 }, { interval: 2 ** 31 }])(
+    'waitForOutcome(%j) is refused: a timer cannot hold it (it would fire at once)',
+    async (options) => {
+      const { client } = setup();
+      const error = await invalidParams(client.payments.waitForOutcome('TRX123456', options));
+      expect(Object.keys(error.errors)).toEqual(Object.keys(options));
+      expect(api.seen).toHaveLength(0);
+    },
+  );
 
   test('a body read through asResponse() and then asked for as data: a clear error, not a connection failure', async () => {
     api.on('get', '/api/v1/verify-payment/:id', { body: fixtures.verified });

@@ -35,8 +35,14 @@ export async function check(sdk, webhooks, input) {
   const client = new sdk.PaymentsClient(options);
   let trx;
   await step('payments.create', async () => {
-    const payment = await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: `matrix-${Date.now()}`, ipn_url: 'https://shop.example.com/ipn' });
-    if (typeof payment.trx_id !== 'string' || payment.status !== 'pending') throw new Error(`unexpected payment ${JSON.stringify(payment)}`);
+    const payment = await client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: `matrix-${Date.now()}`,
+      ipn_url: 'https://shop.example.com/ipn',
+    });
+    if (typeof payment.trx_id !== 'string' || payment.status !== 'pending')
+      throw new Error(`unexpected payment ${JSON.stringify(payment)}`);
     trx = payment.trx_id;
     return trx;
   });

@@ -66,7 +66,8 @@ export function liveRoute(api: FakeApi, method: 'get' | 'post', path: string, bo
         method: request.method,
         path: url.pathname + url.search,
         env: request.headers.get('x-environment'),
-        signatureValid: request.headers.get('x-signature') === expectedSignature(LIVE.apiSecret, ts, request.method, url.pathname + url.search, raw),
+        signatureValid:
+          request.headers.get('x-signature') === expectedSignature(LIVE.apiSecret, ts, request.method, url.pathname + url.search, raw),
         json: raw ? JSON.parse(raw) : undefined,
       });
       return HttpResponse.json(body);

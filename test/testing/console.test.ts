@@ -18,7 +18,11 @@ async function tokenOf(mock: ReturnType<typeof setup>['mock']): Promise<string> 
 
 function post(mock: ReturnType<typeof setup>['mock'], path: string, form: Record<string, string>) {
   return mock.handle(
-    new Request(BASE + path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() }),
+    new Request(BASE + path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    }),
   );
 }
 
@@ -59,7 +63,10 @@ describe('sandbox web console', () => {
     const settled = await post(mock, `/console/payments/${trx}/settle`, { token, outcome: 'failed', reason: 'INSUFFICIENT_FUNDS' });
     expect(settled.status).toBe(303);
     expect(settled.headers.get('location')).toBe(`${BASE}/console/payments/${trx}`);
-    expect((await call('GET', `/api/v1/payments/${trx}`)).body.data).toMatchObject({ status: 'failed', failure_reason: 'INSUFFICIENT_FUNDS' });
+    expect((await call('GET', `/api/v1/payments/${trx}`)).body.data).toMatchObject({
+      status: 'failed',
+      failure_reason: 'INSUFFICIENT_FUNDS',
+    });
     await mock.runDue();
     const detail = await get(mock, `/console/payments/${trx}`);
     expect(detail.text).toContain('payment.failed');
@@ -116,7 +123,11 @@ describe('sandbox web console', () => {
     const { mock, call } = setup();
     const trx = (await call('POST', '/api/v1/payments', hostedBody())).body.trx_id as string;
     for (const token of [undefined, '', 'f'.repeat(32)]) {
-      const response = await post(mock, `/console/payments/${trx}/settle`, token === undefined ? { outcome: 'success' } : { token, outcome: 'success' });
+      const response = await post(
+        mock,
+        `/console/payments/${trx}/settle`,
+        token === undefined ? { outcome: 'success' } : { token, outcome: 'success' },
+      );
       expect(response.status).toBe(403);
     }
     expect(mock.state.payments.get(trx)).toMatchObject({ status: 'pending' });
@@ -126,8 +137,13 @@ describe('sandbox web console', () => {
 
   it('escapes whatever came through the API', async () => {
     const { mock, call } = setup();
-    const trx = (await call('POST', '/api/v1/payments', hostedBody({ ref_trx: '<img src=x onerror=alert(1)>', customer_name: '"><script>x()</script>' }))).body
-      .trx_id as string;
+    const trx = (
+      await call(
+        'POST',
+        '/api/v1/payments',
+        hostedBody({ ref_trx: '<img src=x onerror=alert(1)>', customer_name: '"><script>x()</script>' }),
+      )
+    ).body.trx_id as string;
     for (const path of ['/', `/console/payments/${trx}`]) {
       const { text } = await get(mock, path);
       expect(text).not.toContain('<img src=x');
@@ -152,7 +168,11 @@ describe('sandbox CORS (a local development server)', () => {
     const preflight = await mock.handle(
       new Request(`${BASE}/api/v1/payments`, {
         method: 'OPTIONS',
-        headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-signature' },
+        headers: {
+          Origin: 'http://localhost:5173',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type,x-signature',
+        },
       }),
     );
     expect(preflight.status).toBe(204);

@@ -61,7 +61,10 @@ describe('mock service: payment validation (422 Validation failed)', () => {
 
   it('requires https webhook URLs in production', async () => {
     const { call, creds } = setup();
-    const reply = await call('POST', '/api/v1/payments', hostedBody({ ipn_url: 'http://shop.example.com/ipn' }), { env: 'production', creds: creds.production });
+    const reply = await call('POST', '/api/v1/payments', hostedBody({ ipn_url: 'http://shop.example.com/ipn' }), {
+      env: 'production',
+      creds: creds.production,
+    });
     expect(reply.status).toBe(422);
     expect(reply.body.errors.ipn_url[0]).toMatch(/https/);
     expect((await call('POST', '/api/v1/payments', hostedBody({ ipn_url: 'http://shop.example.com/ipn' }))).status).toBe(200);
@@ -105,13 +108,21 @@ describe('mock service: runtime decision order', () => {
     const { mock, call } = setup();
     mock.state.merchants[0]!.currencies.USD!.wallet = false;
     expect((await call('POST', '/api/v1/payments', hostedBody())).body.error).toBe('Receiver wallet for this currency is not available');
-    expect((await call('POST', '/api/v1/payments', hostedBody({ currency_code: 'XYZ' }))).body.error).toBe('Currency is not enabled for this merchant');
-    expect((await call('POST', '/api/v1/payments', hostedBody({ currency_code: 'XYZ', ref_trx: '' }))).body.error).toBe('Validation failed');
+    expect((await call('POST', '/api/v1/payments', hostedBody({ currency_code: 'XYZ' }))).body.error).toBe(
+      'Currency is not enabled for this merchant',
+    );
+    expect((await call('POST', '/api/v1/payments', hostedBody({ currency_code: 'XYZ', ref_trx: '' }))).body.error).toBe(
+      'Validation failed',
+    );
   });
 
   it('offers every active gateway of the currency when none is selected; restricts to the selection otherwise', async () => {
     const { mock, call } = setup();
-    const open = await call('POST', '/api/v1/initiate-payment', hostedBody({ currency_code: 'TZS', success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }));
+    const open = await call(
+      'POST',
+      '/api/v1/initiate-payment',
+      hostedBody({ currency_code: 'TZS', success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
+    );
     expect(open.body.info).toMatchObject({
       merchant_payment_methods_restricted: false,
       merchant_payment_method_ids: [3, 4, 5],
@@ -119,7 +130,11 @@ describe('mock service: runtime decision order', () => {
     });
     mock.state.gateways.find((g) => g.code === 'tigopesa')!.active = false;
     mock.state.merchants[0]!.selectedGatewayIds = [1, 3, 4, 6];
-    const restricted = await call('POST', '/api/v1/initiate-payment', hostedBody({ currency_code: 'TZS', success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }));
+    const restricted = await call(
+      'POST',
+      '/api/v1/initiate-payment',
+      hostedBody({ currency_code: 'TZS', success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
+    );
     expect(restricted.body.info).toMatchObject({
       merchant_payment_methods_restricted: true,
       merchant_payment_method_ids: [3],
@@ -138,7 +153,16 @@ describe('mock service: runtime decision order', () => {
   it('allow_payment_methods narrows by case-insensitive keyword on name or code and never adds', async () => {
     const { call } = setup();
     const legacy = (allow: unknown, currency = 'USD') =>
-      call('POST', '/api/v1/initiate-payment', hostedBody({ currency_code: currency, allow_payment_methods: allow, success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }));
+      call(
+        'POST',
+        '/api/v1/initiate-payment',
+        hostedBody({
+          currency_code: currency,
+          allow_payment_methods: allow,
+          success_redirect: 'https://s.example.com/ok',
+          cancel_redirect: 'https://s.example.com/no',
+        }),
+      );
     expect((await legacy('PayPal')).body.info.merchant_payment_method_codes).toEqual(['paypal']);
     expect((await legacy(['CARD', 'pay'])).body.info.merchant_payment_method_codes).toEqual(['card', 'paypal']);
     expect((await legacy('m-pesa, airtel', 'TZS')).body.info.merchant_payment_method_codes).toEqual(['mpesa', 'airtelmoney']);
@@ -166,7 +190,9 @@ describe('mock service: creation responses', () => {
         amount: 25,
         currency: 'USD',
         status: 'pending',
-        checkout_url: expect.stringMatching(new RegExp(`^https://sandbox\\.business-payments\\.test/checkout/${body.trx_id}\\?expires=\\d+&signature=[0-9a-f]{64}$`)),
+        checkout_url: expect.stringMatching(
+          new RegExp(`^https://sandbox\\.business-payments\\.test/checkout/${body.trx_id}\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+        ),
         expires_at: new Date(T0 + 60 * 60_000).toISOString(),
         environment: 'sandbox',
       },
@@ -222,7 +248,12 @@ describe('mock service: creation responses', () => {
 
   it('production creation says so', async () => {
     const { call, creds } = setup();
-    const { body } = await call('POST', '/api/v1/initiate-payment', hostedBody({ success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }), { env: 'production', creds: creds.production });
+    const { body } = await call(
+      'POST',
+      '/api/v1/initiate-payment',
+      hostedBody({ success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
+      { env: 'production', creds: creds.production },
+    );
     expect(body.info).toMatchObject({ environment: 'production', is_sandbox: false });
   });
 });
@@ -254,7 +285,12 @@ describe('mock service: Idempotency-Key', () => {
   it('scopes keys per route and merchant environment, keeps them 24 h, stores only successes', async () => {
     const { mock, call, clock, creds } = setup();
     await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k' });
-    await call('POST', '/api/v1/initiate-payment', hostedBody({ success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }), { idempotencyKey: 'k' });
+    await call(
+      'POST',
+      '/api/v1/initiate-payment',
+      hostedBody({ success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
+      { idempotencyKey: 'k' },
+    );
     await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k', env: 'production', creds: creds.production });
     expect(mock.state.payments.size).toBe(3);
     clock.advance(24 * 3_600_000);
@@ -321,7 +357,9 @@ describe('mock service: list, get and verify', () => {
       created_at: new Date(T0).toISOString(),
       updated_at: new Date(T0).toISOString(),
     });
-    expect((await call('GET', `/api/v1/verify-payment/${body.trx_id}`, undefined, { env: 'production', creds: creds.production })).status).toBe(404);
+    expect(
+      (await call('GET', `/api/v1/verify-payment/${body.trx_id}`, undefined, { env: 'production', creds: creds.production })).status,
+    ).toBe(404);
     expect((await call('GET', '/api/v1/verify-payment/TRXNOPE')).status).toBe(404);
     expect((await call('GET', '/api/v1/payments/TRXNOPE')).body).toEqual({ error: 'Not Found', message: expect.any(String) });
   });
@@ -490,7 +528,11 @@ describe('mock service: hosted checkout', () => {
     const { mock, call, received, clock } = setup();
     const { body } = await call('POST', '/api/v1/payments', hostedBody());
     await mock.completeCheckout(body.trx_id, 'success');
-    expect((await call('GET', `/api/v1/verify-payment/${body.trx_id}`)).body).toMatchObject({ status: 'success', fee: 0.75, net_amount: 24.25 });
+    expect((await call('GET', `/api/v1/verify-payment/${body.trx_id}`)).body).toMatchObject({
+      status: 'success',
+      fee: 0.75,
+      net_amount: 24.25,
+    });
     expect(received).toHaveLength(0); // autoRun is off: delivered on runDue
     await mock.runDue();
     expect(received).toHaveLength(1);

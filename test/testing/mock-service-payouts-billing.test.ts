@@ -92,7 +92,9 @@ describe('mock service: payouts', () => {
     expect((await call('GET', '/api/v1/payouts/not-a-uuid')).status).toBe(404);
     expect((await call('GET', '/api/v1/payouts/123e4567-e89b-12d3-a456-426614174000')).status).toBe(404);
     const { body } = await call('POST', '/api/v1/payouts', { amount: 5 });
-    expect((await call('GET', `/api/v1/payouts/${body.data.id}`, undefined, { env: 'production', creds: creds.production })).status).toBe(404);
+    expect((await call('GET', `/api/v1/payouts/${body.data.id}`, undefined, { env: 'production', creds: creds.production })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -104,24 +106,43 @@ describe('mock service: billing', () => {
     const { call } = setup();
     const created = await call('POST', '/api/v1/billing/plans', plan);
     expect(created.status).toBe(200);
-    expect(created.body.data).toMatchObject({ plan_code: 'gold-monthly', name: 'Gold', amount: 10_000, currency: 'TZS', interval: 'month', interval_count: 1, status: 'active' });
+    expect(created.body.data).toMatchObject({
+      plan_code: 'gold-monthly',
+      name: 'Gold',
+      amount: 10_000,
+      currency: 'TZS',
+      interval: 'month',
+      interval_count: 1,
+      status: 'active',
+    });
     const generated = await call('POST', '/api/v1/billing/plans', { name: 'Silver', amount: 5_000 });
     expect(generated.body.data.plan_code).toMatch(/^plan_/);
     const dup = await call('POST', '/api/v1/billing/plans', plan);
     expect(dup.body.errors.plan_code).toEqual(['The plan code has already been taken.']);
     const bad = await call('POST', '/api/v1/billing/plans', { interval: 'fortnight' });
     expect(Object.keys(bad.body.errors).sort()).toEqual(['amount', 'interval', 'name']);
-    expect((await call('POST', '/api/v1/billing/plans', { name: 'Euro', amount: 5, currency: 'EUR' })).body.error).toBe('Receiver wallet for this currency is not available');
+    expect((await call('POST', '/api/v1/billing/plans', { name: 'Euro', amount: 5, currency: 'EUR' })).body.error).toBe(
+      'Receiver wallet for this currency is not available',
+    );
   });
 
   it('validates subscriptions: existing plan_code, Tanzanian phone, terms_shown required', async () => {
     const { call, creds } = setup();
     await call('POST', '/api/v1/billing/plans', plan);
-    const bad = await call('POST', '/api/v1/billing/subscriptions', { plan_code: 'nope', customer_phone: '254712345678', terms_shown: '  ' });
+    const bad = await call('POST', '/api/v1/billing/subscriptions', {
+      plan_code: 'nope',
+      customer_phone: '254712345678',
+      terms_shown: '  ',
+    });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors).sort()).toEqual(['customer_phone', 'plan_code', 'terms_shown']);
     // Plans belong to one environment.
-    const prod = await call('POST', '/api/v1/billing/subscriptions', { plan_code: 'gold-monthly', customer_phone: TEST_PHONE_NUMBERS.success, terms_shown: terms }, { env: 'production', creds: creds.production });
+    const prod = await call(
+      'POST',
+      '/api/v1/billing/subscriptions',
+      { plan_code: 'gold-monthly', customer_phone: TEST_PHONE_NUMBERS.success, terms_shown: terms },
+      { env: 'production', creds: creds.production },
+    );
     expect(prod.body.errors).toHaveProperty('plan_code');
   });
 
@@ -149,7 +170,15 @@ describe('mock service: billing', () => {
     expect(received.map((r) => JSON.parse(r.body).type)).toEqual(['subscription.created', 'invoice.created', 'invoice.paid']);
     expect(new Set(received.map((r) => r.url))).toEqual(new Set(['https://shop.example.com/billing-hook']));
     const paid = JSON.parse(received[2]!.body).data;
-    expect(paid).toMatchObject({ id: sub.latest_invoice, subscription: sub.id, status: 'paid', amount: 10_000, fee: 300, net_amount: 9_700, environment: 'sandbox' });
+    expect(paid).toMatchObject({
+      id: sub.latest_invoice,
+      subscription: sub.id,
+      status: 'paid',
+      amount: 10_000,
+      fee: 300,
+      net_amount: 9_700,
+      environment: 'sandbox',
+    });
 
     const invoices = await call('GET', `/api/v1/billing/invoices?subscription=${sub.id}`);
     expect(invoices.body).toMatchObject({ total: 1, data: [{ id: sub.latest_invoice, status: 'paid' }] });
@@ -170,14 +199,23 @@ describe('mock service: billing', () => {
     const { mock, call, clock, received } = setup();
     mock.state.merchants[0]!.defaultWebhookUrl = 'https://shop.example.com/default';
     await call('POST', '/api/v1/billing/plans', plan);
-    const { body } = await call('POST', '/api/v1/billing/subscriptions', { plan_code: 'gold-monthly', customer_phone: TEST_PHONE_NUMBERS.declined, terms_shown: terms });
+    const { body } = await call('POST', '/api/v1/billing/subscriptions', {
+      plan_code: 'gold-monthly',
+      customer_phone: TEST_PHONE_NUMBERS.declined,
+      terms_shown: terms,
+    });
     clock.advance(5_000);
     await mock.runDue();
     const types = () => received.map((r) => JSON.parse(r.body).type);
     expect(types()).toEqual(['subscription.created', 'invoice.created', 'invoice.payment_failed']);
     expect(received[0]!.url).toBe('https://shop.example.com/default');
     const failed = JSON.parse(received[2]!.body).data;
-    expect(failed).toMatchObject({ status: 'open', attempt_count: 1, failure_reason: 'PAYMENT_DECLINED', next_attempt_at: new Date(T0 + 5_000 + DAY).toISOString() });
+    expect(failed).toMatchObject({
+      status: 'open',
+      attempt_count: 1,
+      failure_reason: 'PAYMENT_DECLINED',
+      next_attempt_at: new Date(T0 + 5_000 + DAY).toISOString(),
+    });
     expect(mock.state.subscriptions.get(body.data.id)).toMatchObject({ status: 'past_due' });
     // Each retry rings the phone when due; its answer comes 5 s later.
     for (const wait of [DAY, 5_000, 2 * DAY, 5_000]) {
@@ -193,7 +231,11 @@ describe('mock service: billing', () => {
   it('records events without a URL as no_endpoint and sends nothing', async () => {
     const { mock, call, clock, received } = setup();
     await call('POST', '/api/v1/billing/plans', plan);
-    await call('POST', '/api/v1/billing/subscriptions', { plan_code: 'gold-monthly', customer_phone: TEST_PHONE_NUMBERS.success, terms_shown: terms });
+    await call('POST', '/api/v1/billing/subscriptions', {
+      plan_code: 'gold-monthly',
+      customer_phone: TEST_PHONE_NUMBERS.success,
+      terms_shown: terms,
+    });
     clock.advance(5_000);
     await mock.runDue();
     expect(received).toHaveLength(0);

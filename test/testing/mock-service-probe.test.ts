@@ -42,7 +42,8 @@ function raw(bytes: string | Uint8Array): Promise<{ status: number; body: string
   });
 }
 
-const line = (requestLine: string, headers = 'Host: 127.0.0.1\r\n', body = '') => `${requestLine}\r\n${headers}Connection: close\r\n\r\n${body}`;
+const line = (requestLine: string, headers = 'Host: 127.0.0.1\r\n', body = '') =>
+  `${requestLine}\r\n${headers}Connection: close\r\n\r\n${body}`;
 
 const PROBES: Array<[name: string, request: string]> = [
   ['TRACE on an API route', line('TRACE /api/v1/balance HTTP/1.1')],
@@ -61,12 +62,31 @@ const PROBES: Array<[name: string, request: string]> = [
   ['a huge header block', line('GET /api/v1/balance HTTP/1.1', `Host: 127.0.0.1\r\nX-Pad: ${'x'.repeat(100_000)}\r\n`)],
   ['a Host header that is not a host', line('GET /api/v1/balance HTTP/1.1', 'Host: a b c\r\n')],
   ['no credentials', line('GET /api/v1/balance HTTP/1.1')],
-  ['a POST with a body that is not JSON', line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\n', '{"a":')],
-  ['a POST whose body is not UTF-8', line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n', '\xff\xfe')],
-  ['a chunked body with a bad chunk size', line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n', 'zz\r\nabc\r\n0\r\n\r\n')],
-  ['Content-Length and Transfer-Encoding together', line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n')],
+  [
+    'a POST with a body that is not JSON',
+    line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\n', '{"a":'),
+  ],
+  [
+    'a POST whose body is not UTF-8',
+    line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n', '\xff\xfe'),
+  ],
+  [
+    'a chunked body with a bad chunk size',
+    line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n', 'zz\r\nabc\r\n0\r\n\r\n'),
+  ],
+  [
+    'Content-Length and Transfer-Encoding together',
+    line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n'),
+  ],
   ['a negative Content-Length', line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Length: -1\r\n')],
-  ['a gzip Content-Encoding the service does not read', line('POST /api/v1/payments HTTP/1.1', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n', '\x1f\x8b\x08\x00')],
+  [
+    'a gzip Content-Encoding the service does not read',
+    line(
+      'POST /api/v1/payments HTTP/1.1',
+      'Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n',
+      '\x1f\x8b\x08\x00',
+    ),
+  ],
   ['PUT on a POST route', line('PUT /api/v1/payments HTTP/1.1')],
   ['HEAD on the root', line('HEAD / HTTP/1.1')],
   ['a checkout with an unknown id', line('GET /checkout/%ZZ HTTP/1.1')],
@@ -89,7 +109,12 @@ describe('malformed requests over a raw socket: a 4xx with the error shape, neve
 
 describe('bodies over the limit', () => {
   test('a declared Content-Length over the limit: 413 at once, the body never read', async () => {
-    const answer = await raw(line('POST /api/v1/payments HTTP/1.1', `Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n`));
+    const answer = await raw(
+      line(
+        'POST /api/v1/payments HTTP/1.1',
+        `Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n`,
+      ),
+    );
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'Payload Too Large' });
   });
@@ -104,7 +129,9 @@ describe('bodies over the limit', () => {
       socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
       socket.on('error', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
       socket.setTimeout(10_000, () => socket.destroy(new Error('timeout')));
-      socket.write('POST /api/v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      socket.write(
+        'POST /api/v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
       const chunk = Buffer.alloc(1024 * 1024, 0x20);
       let sent = 0;
       const pump = () => {
@@ -127,9 +154,20 @@ describe('bodies over the limit', () => {
 
 describe('bounded stores', () => {
   test('the request log is a ring, and idempotency keys are capped', async () => {
-    const small = createMockService({ autoRun: false, requireSignatures: false, limits: { requestLog: 50, idempotencyKeys: 20 }, rateLimitPerMinute: 100_000 });
+    const small = createMockService({
+      autoRun: false,
+      requireSignatures: false,
+      limits: { requestLog: 50, idempotencyKeys: 20 },
+      rateLimitPerMinute: 100_000,
+    });
     const { merchantKey, apiKey } = small.credentials.sandbox;
-    const headers = { 'X-Environment': 'sandbox', 'X-Merchant-Key': merchantKey, 'X-API-Key': apiKey, 'Content-Type': 'application/json', Accept: 'application/json' };
+    const headers = {
+      'X-Environment': 'sandbox',
+      'X-Merchant-Key': merchantKey,
+      'X-API-Key': apiKey,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+    };
     for (let i = 0; i < 400; i++) await small.handle(new Request('https://sandbox.business-payments.test/api/v1/balance', { headers }));
     expect(small.state.requests.length).toBeLessThanOrEqual(50 + 16);
     expect(small.state.requests.at(-1)).toMatchObject({ path: '/api/v1/balance', status: 200 });
@@ -139,13 +177,20 @@ describe('bounded stores', () => {
   test('an absurd amount is a 422, never a null in the answer', async () => {
     const { merchantKey, apiKey } = mock.credentials.sandbox;
     const open = createMockService({ autoRun: false, requireSignatures: false });
-    const headers = { 'X-Environment': 'sandbox', 'X-Merchant-Key': open.credentials.sandbox.merchantKey, 'X-API-Key': open.credentials.sandbox.apiKey, 'Content-Type': 'application/json' };
+    const headers = {
+      'X-Environment': 'sandbox',
+      'X-Merchant-Key': open.credentials.sandbox.merchantKey,
+      'X-API-Key': open.credentials.sandbox.apiKey,
+      'Content-Type': 'application/json',
+    };
     for (const [path, body] of [
       ['/api/v1/payouts/preview', { amount: 1e308 }],
       ['/api/v1/payments', { payment_amount: 1e300, currency_code: 'USD', ref_trx: 'big', ipn_url: 'https://shop.example.com/ipn' }],
       ['/api/v1/billing/plans', { name: 'Big', amount: 1e20 }],
     ] as const) {
-      const res = await open.handle(new Request(`https://sandbox.business-payments.test${path}`, { method: 'POST', headers, body: JSON.stringify(body) }));
+      const res = await open.handle(
+        new Request(`https://sandbox.business-payments.test${path}`, { method: 'POST', headers, body: JSON.stringify(body) }),
+      );
       expect(res.status, path).toBe(422);
       expect(await res.text()).not.toContain('null');
     }

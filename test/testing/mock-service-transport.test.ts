@@ -49,14 +49,19 @@ describe('mock service: openapi.json', () => {
     // Every $ref resolves.
     const refs = [...reply.text.matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
     for (const name of refs) expect(doc.components.schemas, name).toHaveProperty(name);
-    expect(doc.paths['/api/v1/payments'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+    expect(doc.paths['/api/v1/payments'].post.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+    );
   });
 
   it('every listed route answers (not 404/405) when called signed', async () => {
     const { call } = setup();
     for (const route of SPEC_ROUTES) {
       const [method, template] = route.split(' ') as [string, string];
-      const path = template.replace('{trx_id}', 'TRXNONE').replace('{trxId}', 'TRXNONE').replace('{id}', '123e4567-e89b-12d3-a456-426614174000');
+      const path = template
+        .replace('{trx_id}', 'TRXNONE')
+        .replace('{trxId}', 'TRXNONE')
+        .replace('{id}', '123e4567-e89b-12d3-a456-426614174000');
       const reply = await call(method, path, method === 'POST' ? {} : undefined);
       expect(reply.status, route).not.toBe(405);
       if (!template.includes('{')) expect(reply.status, route).not.toBe(404);
@@ -98,8 +103,18 @@ describe('mock service: msw handlers', () => {
     const server = setupServer(...mock.handlers);
     server.listen({ onUnhandledFrame: 'error' });
     try {
-      const client = new PaymentsClient({ environment: 'sandbox', ...mock.credentials.sandbox, baseUrl: 'https://api.example.test/gateway', maxRetries: 0 });
-      const payment = await client.payments.create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'p-1', ipn_url: 'https://shop.example.com/ipn' });
+      const client = new PaymentsClient({
+        environment: 'sandbox',
+        ...mock.credentials.sandbox,
+        baseUrl: 'https://api.example.test/gateway',
+        maxRetries: 0,
+      });
+      const payment = await client.payments.create({
+        payment_amount: 5,
+        currency_code: 'USD',
+        ref_trx: 'p-1',
+        ipn_url: 'https://shop.example.com/ipn',
+      });
       expect(payment.checkout_url).toMatch(/^https:\/\/api\.example\.test\/gateway\/checkout\/TRX/);
       expect((await client.payments.verify(payment.trx_id)).status).toBe('pending');
     } finally {
@@ -209,7 +224,9 @@ describe('mock service + SDK PaymentsClient over a real socket', () => {
       expect((await client.payments.list({ merchant_ref: 'sdk-push' })).data).toHaveLength(1);
 
       const pending = await client.payments.create(hostedBody({ ref_trx: 'sdk-2', currency_code: 'TZS' }) as never);
-      expect(await client.payments.push(pending.trx_id, { customer_phone: TEST_PHONE_NUMBERS.declined })).toMatchObject({ trx_id: pending.trx_id });
+      expect(await client.payments.push(pending.trx_id, { customer_phone: TEST_PHONE_NUMBERS.declined })).toMatchObject({
+        trx_id: pending.trx_id,
+      });
 
       expect(await client.balance.retrieve()).toBeTruthy();
       expect((await client.siteInfo.retrieve()).api_version).toBe('v1');
@@ -236,7 +253,13 @@ describe('mock service + SDK PaymentsClient over a real socket', () => {
       expect((wallet as UnprocessableEntityError).label).toBe('Receiver wallet for this currency is not available');
       expect(await client.payments.verify('TRXNOPE').catch((e: unknown) => e)).toBeInstanceOf(NotFoundError);
 
-      const wrong = new PaymentsClient({ environment: 'sandbox', ...mock.credentials.sandbox, apiSecret: 'test_wrong', baseUrl: server.url, maxRetries: 0 });
+      const wrong = new PaymentsClient({
+        environment: 'sandbox',
+        ...mock.credentials.sandbox,
+        apiSecret: 'test_wrong',
+        baseUrl: server.url,
+        maxRetries: 0,
+      });
       const auth = await wrong.balance.retrieve().catch((e: unknown) => e);
       expect(auth).toBeInstanceOf(AuthenticationError);
       expect((auth as AuthenticationError).label).toBe('Invalid API credentials');

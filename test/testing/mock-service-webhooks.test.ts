@@ -36,7 +36,11 @@ describe('mock service: webhook payload and signature', () => {
         merchant_ref: 'order-1001',
         status: 'completed',
         amount: { value: 25, currency: 'USD' },
-        settlement: { gross: { value: 25, currency: 'USD' }, fees: { value: 0.75, currency: 'USD' }, net: { value: 24.25, currency: 'USD' } },
+        settlement: {
+          gross: { value: 25, currency: 'USD' },
+          fees: { value: 0.75, currency: 'USD' },
+          net: { value: 24.25, currency: 'USD' },
+        },
         customer: { name: 'Asha Mwangi', email: 'asha@example.com', phone: '255712000111' },
         environment: 'sandbox',
       },
@@ -54,7 +58,12 @@ describe('mock service: webhook payload and signature', () => {
     expect(received[0]!.headers['x-acme-event']).toBe('payment.failed');
     expect(received[0]!.headers).toHaveProperty('x-acme-signature');
     const event = JSON.parse(received[0]!.body);
-    expect(event.data).toMatchObject({ trx_id: body.trx_id, status: 'failed', settlement: { fees: { value: 0 }, net: { value: 0 } }, customer: { name: null, email: null } });
+    expect(event.data).toMatchObject({
+      trx_id: body.trx_id,
+      status: 'failed',
+      settlement: { fees: { value: 0 }, net: { value: 0 } },
+      customer: { name: null, email: null },
+    });
   });
 
   it('falls back to the merchant default webhook URL and signs with the current secret', async () => {
@@ -67,7 +76,9 @@ describe('mock service: webhook payload and signature', () => {
     await mock.runDue();
     const delivery = received[0]!;
     expect(delivery.url).toBe('https://shop.example.com/default');
-    expect(delivery.headers['x-service-signature']).toBe(webhookSignature('whsec_rotated', delivery.headers['x-service-timestamp']!, delivery.body));
+    expect(delivery.headers['x-service-signature']).toBe(
+      webhookSignature('whsec_rotated', delivery.headers['x-service-timestamp']!, delivery.body),
+    );
   });
 
   it('production deliveries say X-Environment production', async () => {
@@ -100,8 +111,13 @@ describe('mock service: webhook retry schedule', () => {
     const ids = new Set(received.map((r) => JSON.parse(r.body).id));
     expect(ids.size).toBe(1);
     expect(new Set(received.map((r) => r.body)).size).toBe(1);
-    expect(received.map((r) => r.headers['x-service-timestamp'])).toEqual([0, 3, 9, 21, 45].map((m) => String(Math.floor((T0 + m * MIN) / 1000))));
-    for (const r of received) expect(r.headers['x-service-signature']).toBe(webhookSignature(mock.credentials.webhookSecret, r.headers['x-service-timestamp']!, r.body));
+    expect(received.map((r) => r.headers['x-service-timestamp'])).toEqual(
+      [0, 3, 9, 21, 45].map((m) => String(Math.floor((T0 + m * MIN) / 1000))),
+    );
+    for (const r of received)
+      expect(r.headers['x-service-signature']).toBe(
+        webhookSignature(mock.credentials.webhookSecret, r.headers['x-service-timestamp']!, r.body),
+      );
   });
 
   it('endpoint failing 4 times then 200: attempts at 0, 3, 9, 21 min', async () => {
@@ -188,7 +204,12 @@ describe('mock service: webhook retry schedule', () => {
     const mock = createMockService();
     try {
       const server = await mock.listen();
-      const res = await signedPost(server.url, mock.credentials.sandbox, '/api/v1/payments', hostedBody({ ipn_url: `http://127.0.0.1:${port}/ipn` }));
+      const res = await signedPost(
+        server.url,
+        mock.credentials.sandbox,
+        '/api/v1/payments',
+        hostedBody({ ipn_url: `http://127.0.0.1:${port}/ipn` }),
+      );
       const { trx_id } = (await res.json()) as { trx_id: string };
       await mock.completeCheckout(trx_id, 'success');
       expect(got).toHaveLength(1);

@@ -97,9 +97,7 @@ export function setup(options: MockServiceOptions = {}) {
       if (value === null) delete headers[name];
       else headers[name] = value;
     }
-    const response = await mock.handle(
-      new Request(BASE + path, { method, headers, body: method === 'GET' ? undefined : raw }),
-    );
+    const response = await mock.handle(new Request(BASE + path, { method, headers, body: method === 'GET' ? undefined : raw }));
     const text = await response.text();
     let parsed: unknown;
     try {

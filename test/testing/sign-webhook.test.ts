@@ -38,7 +38,8 @@ describe('signWebhook', () => {
   });
 
   test('a string payload is signed byte for byte, and its type read from the JSON', async () => {
-    const body = '{ "type": "invoice.paid",\n  "id": "evt_1", "api_version": "2024-06-01", "created_at": "2023-11-14T22:13:20Z", "data": {} }\n';
+    const body =
+      '{ "type": "invoice.paid",\n  "id": "evt_1", "api_version": "2024-06-01", "created_at": "2023-11-14T22:13:20Z", "data": {} }\n';
     const signed = await signWebhook({ payload: body, secret: SECRET, timestamp: T });
     expect(signed.body).toBe(body);
     expect(signed.headers['X-Service-Event']).toBe('invoice.paid');
@@ -46,14 +47,32 @@ describe('signWebhook', () => {
   });
 
   test('custom brand, environment and type option', async () => {
-    const signed = await signWebhook({ payload: paymentEvent(), secret: SECRET, timestamp: T, brand: 'Acme', environment: 'production', type: 'payment.failed' });
-    expect(Object.keys(signed.headers).sort()).toEqual(['Content-Type', 'X-Acme-Event', 'X-Acme-Signature', 'X-Acme-Timestamp', 'X-Environment']);
+    const signed = await signWebhook({
+      payload: paymentEvent(),
+      secret: SECRET,
+      timestamp: T,
+      brand: 'Acme',
+      environment: 'production',
+      type: 'payment.failed',
+    });
+    expect(Object.keys(signed.headers).sort()).toEqual([
+      'Content-Type',
+      'X-Acme-Event',
+      'X-Acme-Signature',
+      'X-Acme-Timestamp',
+      'X-Environment',
+    ]);
     expect(signed.headers['X-Acme-Event']).toBe('payment.failed');
     expect(signed.headers['X-Environment']).toBe('production');
   });
 
   test('the type option wins over the payload type; no type anywhere leaves the event header out', async () => {
-    const overridden = await signWebhook({ payload: '{"type":"payment.completed"}', secret: SECRET, timestamp: T, type: 'invoice.created' });
+    const overridden = await signWebhook({
+      payload: '{"type":"payment.completed"}',
+      secret: SECRET,
+      timestamp: T,
+      type: 'invoice.created',
+    });
     expect(overridden.headers['X-Service-Event']).toBe('invoice.created');
     for (const payload of ['not json', '{"id":"evt_1"}', '[1]', 'null', { id: 'evt_1' }]) {
       const signed = await signWebhook({ payload, secret: SECRET, timestamp: T });
@@ -73,7 +92,9 @@ describe('signWebhook', () => {
       const { body, headers } = await signWebhook({ payload: event, secret: SECRET, timestamp: T });
       const now = () => T * 1000;
       await expect(verifyWebhook({ payload: body, headers, secret: SECRET, now, environment: 'sandbox' })).resolves.toEqual(event);
-      await expect(verifyWebhook({ payload: Buffer.from(body), headers: new Headers(headers), secret: SECRET, now })).resolves.toEqual(event);
+      await expect(verifyWebhook({ payload: Buffer.from(body), headers: new Headers(headers), secret: SECRET, now })).resolves.toEqual(
+        event,
+      );
     });
 
     test('as a Fetch Request, with the real clock', async () => {
@@ -85,10 +106,21 @@ describe('signWebhook', () => {
 
     test('custom brand and production environment', async () => {
       const event = paymentEvent();
-      const { body, headers } = await signWebhook({ payload: event, secret: SECRET, timestamp: T, brand: 'Acme', environment: 'production' });
-      await expect(verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000, environment: 'production' })).resolves.toEqual(event);
+      const { body, headers } = await signWebhook({
+        payload: event,
+        secret: SECRET,
+        timestamp: T,
+        brand: 'Acme',
+        environment: 'production',
+      });
+      await expect(
+        verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000, environment: 'production' }),
+      ).resolves.toEqual(event);
       await expect(verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000, brand: 'acme' })).resolves.toEqual(event);
-      await expectReason(verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000, environment: 'sandbox' }), 'environment_mismatch');
+      await expectReason(
+        verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000, environment: 'sandbox' }),
+        'environment_mismatch',
+      );
     });
 
     test('a unicode payload and a unicode secret', async () => {
@@ -96,7 +128,9 @@ describe('signWebhook', () => {
       const secret = 'sécret-🔑';
       const { body, headers } = await signWebhook({ payload: event, secret, timestamp: T });
       expect(headers['X-Service-Signature']).toBe(hmac(secret, `${T}.${body}`));
-      await expect(verifyWebhook({ payload: new TextEncoder().encode(body), headers, secret, now: () => T * 1000 })).resolves.toEqual(event);
+      await expect(verifyWebhook({ payload: new TextEncoder().encode(body), headers, secret, now: () => T * 1000 })).resolves.toEqual(
+        event,
+      );
     });
 
     test('a mismatched type option makes an event_mismatch delivery (for negative tests)', async () => {
@@ -113,7 +147,10 @@ describe('signWebhook', () => {
       const { body, headers } = await signWebhook({ payload: paymentEvent(), secret: SECRET, timestamp: T - 301 });
       await expectReason(verifyWebhook({ payload: body, headers, secret: SECRET, now: () => T * 1000 }), 'timestamp_too_old');
       const fresh = await signWebhook({ payload: paymentEvent(), secret: 'whsec_other', timestamp: T });
-      await expectReason(verifyWebhook({ payload: fresh.body, headers: fresh.headers, secret: SECRET, now: () => T * 1000 }), 'invalid_signature');
+      await expectReason(
+        verifyWebhook({ payload: fresh.body, headers: fresh.headers, secret: SECRET, now: () => T * 1000 }),
+        'invalid_signature',
+      );
     });
   });
 });

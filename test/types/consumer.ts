@@ -59,7 +59,11 @@ export async function run(): Promise<void> {
   expectType<string>(plan.plan_code);
   // @ts-expect-error plans.create needs a name and an amount
   await client.billing.plans.create({ plan_code: 'gold' });
-  const subscription = await client.billing.subscriptions.create({ plan_code: plan.plan_code, customer_phone: '255712345678', terms_shown: 'TZS 10 monthly' });
+  const subscription = await client.billing.subscriptions.create({
+    plan_code: plan.plan_code,
+    customer_phone: '255712345678',
+    terms_shown: 'TZS 10 monthly',
+  });
   expectType<string>(subscription.id);
   for await (const invoice of client.billing.invoices.list({ subscription: subscription.id })) expectType<string>(invoice.id);
 

@@ -8,11 +8,23 @@ import { expect, test } from 'vitest';
 
 test('the consumer file compiles, and every @ts-expect-error in it is an error', () => {
   const configPath = fileURLToPath(new URL('./tsconfig.json', import.meta.url));
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!config) throw new Error('test/types/tsconfig.json could not be read');
   const program = ts.createProgram(config.fileNames, config.options);
   const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file && d.start !== undefined ? `${d.file.fileName.replace(/.*\/(src|test)\//, '$1/')}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
+    const where =
+      d.file && d.start !== undefined
+        ? `${d.file.fileName.replace(/.*\/(src|test)\//, '$1/')}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
+        : '';
     return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
   });
   expect(diagnostics).toEqual([]);

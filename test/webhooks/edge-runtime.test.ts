@@ -47,7 +47,9 @@ describe('edge-runtime environment', () => {
     for (const payload of [d.body, bytes, bytes.buffer]) {
       outcomes.push(await verifyWebhook({ payload, headers: d.headers, secret: SECRET, now: NOW }).catch((e: unknown) => e));
     }
-    outcomes.push(await verifyWebhook({ payload: `${d.body as string} `, headers: d.headers, secret: SECRET, now: NOW }).catch((e: unknown) => e));
+    outcomes.push(
+      await verifyWebhook({ payload: `${d.body as string} `, headers: d.headers, secret: SECRET, now: NOW }).catch((e: unknown) => e),
+    );
     vi.unstubAllGlobals();
     expect(outcomes.slice(0, 3)).toEqual([paymentEvent(), paymentEvent(), paymentEvent()]);
     expect(outcomes[3]).toMatchObject({ reason: 'invalid_signature' });
@@ -69,17 +71,28 @@ describe('edge-runtime environment', () => {
     const d = await delivery({ secret });
     const importKey = vi.spyOn(crypto.subtle, 'importKey');
     for (let i = 0; i < 3; i++) {
-      await expect(verifyWebhookSignature({ payload: d.body, headers: d.headers, secret, now: NOW })).resolves.toMatchObject({ unsignedEventHeader: 'payment.completed' });
+      await expect(verifyWebhookSignature({ payload: d.body, headers: d.headers, secret, now: NOW })).resolves.toMatchObject({
+        unsignedEventHeader: 'payment.completed',
+      });
     }
     expect(importKey).toHaveBeenCalledTimes(1);
-    await expect(verifyWebhookSignature({ payload: d.body, headers: d.headers, secret: ['whsec_other_edge', secret], now: NOW })).resolves.toBeTruthy();
+    await expect(
+      verifyWebhookSignature({ payload: d.body, headers: d.headers, secret: ['whsec_other_edge', secret], now: NOW }),
+    ).resolves.toBeTruthy();
     expect(importKey).toHaveBeenCalledTimes(2);
   });
 
   test('the openssl vectors verify on WebCrypto', async () => {
     for (const v of vectors.vectors) {
-      const headers = { 'x-service-signature': v.signature, 'x-service-timestamp': String(v.timestamp), 'x-service-event': v.type || 'payment.completed' };
-      await expect(verifyWebhookSignature({ payload: v.body, headers, secret: v.secret, now: () => v.timestamp * 1000 }), v.name).resolves.toEqual({
+      const headers = {
+        'x-service-signature': v.signature,
+        'x-service-timestamp': String(v.timestamp),
+        'x-service-event': v.type || 'payment.completed',
+      };
+      await expect(
+        verifyWebhookSignature({ payload: v.body, headers, secret: v.secret, now: () => v.timestamp * 1000 }),
+        v.name,
+      ).resolves.toEqual({
         timestamp: v.timestamp,
         signed: { timestamp: String(v.timestamp), body: v.body },
         unsignedEventHeader: headers['x-service-event'],
@@ -108,7 +121,14 @@ describe('loadNodeCrypto on other runtimes (fresh module each time)', () => {
   test.each([
     ['no process at all', undefined],
     ['process without getBuiltinModule', {}],
-    ['getBuiltinModule that throws', { getBuiltinModule: () => { throw new Error('not allowed'); } }],
+    [
+      'getBuiltinModule that throws',
+      {
+        getBuiltinModule: () => {
+          throw new Error('not allowed');
+        },
+      },
+    ],
     ['getBuiltinModule returning nothing', { getBuiltinModule: () => undefined }],
     ['a node:crypto stub without createHmac', { getBuiltinModule: () => ({}) }],
   ])('%s: WebCrypto', async (_label, fake) => {

@@ -48,7 +48,9 @@ describe(`${NAMES.toLocaleString('en')} header names: verification stays under $
     const d = await delivery();
     const node = { ...manyHeaders(NAMES, (i) => `x-custom-${i}-header`), ...d.headers };
     for (const headers of [node, fetchHeaders(node)]) {
-      const { ms, outcome } = await timed(() => verifyWebhook({ payload: d.body, headers, secret: SECRET, now: NOW, environment: 'sandbox' }));
+      const { ms, outcome } = await timed(() =>
+        verifyWebhook({ payload: d.body, headers, secret: SECRET, now: NOW, environment: 'sandbox' }),
+      );
       expect(ms).toBeLessThan(BOUND_MS);
       expect(outcome).toEqual(paymentEvent());
     }
@@ -63,7 +65,9 @@ describe(`${NAMES.toLocaleString('en')} header names: verification stays under $
       'X-Service-Event': d.headers['x-service-event'],
       'X-Environment': 'sandbox',
     };
-    const { ms, outcome } = await timed(() => verifyWebhookSignature({ payload: d.body, headers, secret: SECRET, now: NOW, environment: 'sandbox' }));
+    const { ms, outcome } = await timed(() =>
+      verifyWebhookSignature({ payload: d.body, headers, secret: SECRET, now: NOW, environment: 'sandbox' }),
+    );
     expect(ms).toBeLessThan(BOUND_MS);
     expect(outcome).toEqual(signatureResult(d.body));
   });
@@ -88,6 +92,10 @@ describe('ambiguity is decided by the first two brands found', () => {
   test('three brands: refused, naming the first two', async () => {
     const d = await delivery();
     const headers = { ...d.headers, 'x-acme-signature': 'a', 'x-other-signature': 'b' };
-    await expectReason(verifyWebhook({ payload: d.body, headers, secret: SECRET, now: NOW }), 'missing_header', /^Signature headers of more than one brand \(x-service-signature, x-acme-signature\): pass brand\.$/);
+    await expectReason(
+      verifyWebhook({ payload: d.body, headers, secret: SECRET, now: NOW }),
+      'missing_header',
+      /^Signature headers of more than one brand \(x-service-signature, x-acme-signature\): pass brand\.$/,
+    );
   });
 });

@@ -27,11 +27,22 @@ const headersOf = (v: Vector, type = v.type || 'payment.completed') => ({
   'X-Service-Event': type,
   'X-Environment': v.environment,
 });
-const clock = (v: Vector, offset = 0) => () => (v.timestamp + offset) * 1000;
+const clock =
+  (v: Vector, offset = 0) =>
+  () =>
+    (v.timestamp + offset) * 1000;
 
 describe('openssl vectors', () => {
   test('the fixture file is intact: 7 vectors, bodies byte-exact, unicode included', () => {
-    expect(vectors.map((v) => v.name)).toEqual(['payment-completed', 'payment-failed-pretty', 'unicode-body', 'escaped-unicode', 'unicode-secret', 'unknown-type', 'not-json']);
+    expect(vectors.map((v) => v.name)).toEqual([
+      'payment-completed',
+      'payment-failed-pretty',
+      'unicode-body',
+      'escaped-unicode',
+      'unicode-secret',
+      'unknown-type',
+      'not-json',
+    ]);
     for (const v of vectors) {
       expect(createHash('sha256').update(v.body, 'utf8').digest('hex'), v.name).toBe(v.bodySha256);
       expect(v.signature, v.name).toMatch(/^[0-9a-f]{64}$/);
@@ -46,9 +57,13 @@ describe('openssl vectors', () => {
       const expected = JSON.parse(v.body);
       const bytes = new TextEncoder().encode(v.body);
       for (const payload of [v.body, Buffer.from(v.body), bytes, bytes.buffer]) {
-        await expect(verifyWebhook({ payload, headers: headersOf(v), secret: v.secret, now: clock(v), environment: v.environment as 'sandbox' })).resolves.toEqual(expected);
+        await expect(
+          verifyWebhook({ payload, headers: headersOf(v), secret: v.secret, now: clock(v), environment: v.environment as 'sandbox' }),
+        ).resolves.toEqual(expected);
       }
-      await expect(verifyWebhookSignature({ payload: v.body, headers: new Headers(headersOf(v)), secret: v.secret, now: clock(v) })).resolves.toEqual({
+      await expect(
+        verifyWebhookSignature({ payload: v.body, headers: new Headers(headersOf(v)), secret: v.secret, now: clock(v) }),
+      ).resolves.toEqual({
         timestamp: v.timestamp,
         signed: { timestamp: String(v.timestamp), body: v.body },
         unsignedEventHeader: v.type,
@@ -61,13 +76,27 @@ describe('openssl vectors', () => {
     });
 
     test('refused with the wrong secret, a changed body, or too late', async () => {
-      await expectReason(verifyWebhook({ payload: v.body, headers: headersOf(v), secret: `${v.secret}x`, now: clock(v) }), 'invalid_signature');
-      await expectReason(verifyWebhook({ payload: v.body.replace('"', "'"), headers: headersOf(v), secret: v.secret, now: clock(v) }), 'invalid_signature');
-      await expectReason(verifyWebhook({ payload: v.body, headers: headersOf(v), secret: v.secret, now: clock(v, 301) }), 'timestamp_too_old');
+      await expectReason(
+        verifyWebhook({ payload: v.body, headers: headersOf(v), secret: `${v.secret}x`, now: clock(v) }),
+        'invalid_signature',
+      );
+      await expectReason(
+        verifyWebhook({ payload: v.body.replace('"', "'"), headers: headersOf(v), secret: v.secret, now: clock(v) }),
+        'invalid_signature',
+      );
+      await expectReason(
+        verifyWebhook({ payload: v.body, headers: headersOf(v), secret: v.secret, now: clock(v, 301) }),
+        'timestamp_too_old',
+      );
     });
 
     test('signWebhook produces the openssl signature', async () => {
-      const { body, headers } = await signWebhook({ payload: v.body, secret: v.secret, timestamp: v.timestamp, environment: v.environment as 'sandbox' });
+      const { body, headers } = await signWebhook({
+        payload: v.body,
+        secret: v.secret,
+        timestamp: v.timestamp,
+        environment: v.environment as 'sandbox',
+      });
       expect(body).toBe(v.body);
       expect(headers['X-Service-Signature']).toBe(v.signature);
       expect(headers['X-Service-Timestamp']).toBe(String(v.timestamp));

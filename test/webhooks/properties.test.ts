@@ -47,29 +47,56 @@ const outcomeOf = (promise: Promise<unknown>) =>
 describe('every valid signing is accepted', () => {
   test('any body (string, any form), timestamp within tolerance, secret, brand, header style', async () => {
     await fc.assert(
-      fc.asyncProperty(anyString, offsetArb, secretArb, fc.option(brandArb, { nil: undefined }), formArb, fc.boolean(), async (body, offset, secret, brand, form, useFetch) => {
-        const signed = await signWebhook({ payload: body, secret, timestamp: T + offset, type: 'payment.completed', brand });
-        const headers = useFetch ? fetchHeaders(signed.headers) : signed.headers;
-        const payload = asPayload(body, form as Form);
-        const result = await verifyWebhookSignature({ payload, headers, secret, now: NOW });
-        // The signed body is the payload given (an ArrayBuffer as a Uint8Array over it).
-        const signedBody = payload instanceof ArrayBuffer ? new Uint8Array(payload) : payload;
-        expect(result).toEqual({ timestamp: T + offset, signed: { timestamp: String(T + offset), body: signedBody }, unsignedEventHeader: 'payment.completed' });
-      }),
+      fc.asyncProperty(
+        anyString,
+        offsetArb,
+        secretArb,
+        fc.option(brandArb, { nil: undefined }),
+        formArb,
+        fc.boolean(),
+        async (body, offset, secret, brand, form, useFetch) => {
+          const signed = await signWebhook({ payload: body, secret, timestamp: T + offset, type: 'payment.completed', brand });
+          const headers = useFetch ? fetchHeaders(signed.headers) : signed.headers;
+          const payload = asPayload(body, form as Form);
+          const result = await verifyWebhookSignature({ payload, headers, secret, now: NOW });
+          // The signed body is the payload given (an ArrayBuffer as a Uint8Array over it).
+          const signedBody = payload instanceof ArrayBuffer ? new Uint8Array(payload) : payload;
+          expect(result).toEqual({
+            timestamp: T + offset,
+            signed: { timestamp: String(T + offset), body: signedBody },
+            unsignedEventHeader: 'payment.completed',
+          });
+        },
+      ),
       RUNS,
     );
   });
 
   test('any bytes, including invalid UTF-8, signed over the exact bytes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 80 }), offsetArb, formArb.filter((f) => f !== 'string'), async (body, offset, form) => {
-        const d = await delivery({ body, timestamp: T + offset, type: 'payment.completed' });
-        const result = await verifyWebhookSignature({ payload: asPayload(body, form as Form), headers: d.headers, secret: 'whsec_bytes', now: NOW }).catch((e: unknown) => e);
-        // Signed with the suite's SECRET, checked with another: refused; with SECRET: accepted.
-        expect(result).toBeInstanceOf(WebhookVerificationError);
-        const accepted = await verifyWebhookSignature({ payload: asPayload(body, form as Form), headers: d.headers, secret: ['whsec_bytes', SECRET], now: NOW });
-        expect(accepted.timestamp).toBe(T + offset);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 80 }),
+        offsetArb,
+        formArb.filter((f) => f !== 'string'),
+        async (body, offset, form) => {
+          const d = await delivery({ body, timestamp: T + offset, type: 'payment.completed' });
+          const result = await verifyWebhookSignature({
+            payload: asPayload(body, form as Form),
+            headers: d.headers,
+            secret: 'whsec_bytes',
+            now: NOW,
+          }).catch((e: unknown) => e);
+          // Signed with the suite's SECRET, checked with another: refused; with SECRET: accepted.
+          expect(result).toBeInstanceOf(WebhookVerificationError);
+          const accepted = await verifyWebhookSignature({
+            payload: asPayload(body, form as Form),
+            headers: d.headers,
+            secret: ['whsec_bytes', SECRET],
+            now: NOW,
+          });
+          expect(accepted.timestamp).toBe(T + offset);
+        },
+      ),
       RUNS,
     );
   });
@@ -91,9 +118,16 @@ describe('every valid signing is accepted', () => {
         fc.nat(),
         async (event, extra, tolerance, secrets, pick) => {
           const secret = secrets[pick % secrets.length]!;
-          const offset = pick % (2 * tolerance + 1) - tolerance;
+          const offset = (pick % (2 * tolerance + 1)) - tolerance;
           const { body, headers } = await signWebhook({ payload: { ...extra, ...event }, secret, timestamp: T + offset });
-          const result = await verifyWebhook({ payload: body, headers, secret: secrets, now: NOW, toleranceSeconds: tolerance, environment: 'sandbox' });
+          const result = await verifyWebhook({
+            payload: body,
+            headers,
+            secret: secrets,
+            now: NOW,
+            toleranceSeconds: tolerance,
+            environment: 'sandbox',
+          });
           expect(result).toEqual(JSON.parse(body));
         },
       ),
@@ -107,13 +141,22 @@ describe('every single change is refused', () => {
 
   test('one byte of the body changed: invalid_signature', async () => {
     await fc.assert(
-      fc.asyncProperty(baseArb, fc.nat(), fc.integer({ min: 1, max: 255 }), formArb.filter((f) => f !== 'string'), async ({ body, offset, secret }, at, mask, form) => {
-        const signedBody = `${body}.`; // at least one byte
-        const signed = await signWebhook({ payload: signedBody, secret, timestamp: T + offset, type: 'payment.completed' });
-        const changed = encoder.encode(signedBody);
-        changed[at % changed.length]! ^= mask;
-        await expectReason(verifyWebhookSignature({ payload: asPayload(changed, form as Form), headers: signed.headers, secret, now: NOW }), 'invalid_signature');
-      }),
+      fc.asyncProperty(
+        baseArb,
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        formArb.filter((f) => f !== 'string'),
+        async ({ body, offset, secret }, at, mask, form) => {
+          const signedBody = `${body}.`; // at least one byte
+          const signed = await signWebhook({ payload: signedBody, secret, timestamp: T + offset, type: 'payment.completed' });
+          const changed = encoder.encode(signedBody);
+          changed[at % changed.length]! ^= mask;
+          await expectReason(
+            verifyWebhookSignature({ payload: asPayload(changed, form as Form), headers: signed.headers, secret, now: NOW }),
+            'invalid_signature',
+          );
+        },
+      ),
       RUNS,
     );
   });
@@ -133,15 +176,26 @@ describe('every single change is refused', () => {
 
   test('one hex digit of the signature changed: invalid_signature; only its letter case changed: accepted', async () => {
     await fc.assert(
-      fc.asyncProperty(baseArb, fc.integer({ min: 0, max: 63 }), fc.integer({ min: 1, max: 15 }), fc.boolean(), async ({ body, offset, secret }, index, delta, upper) => {
-        const signed = await signWebhook({ payload: body, secret, timestamp: T + offset, type: 'payment.completed' });
-        const signature = signed.headers['X-Service-Signature']!;
-        const digit = ((parseInt(signature[index]!, 16) + delta) % 16).toString(16);
-        const changed = signature.slice(0, index) + (upper ? digit.toUpperCase() : digit) + signature.slice(index + 1);
-        await expectReason(verifyWebhookSignature({ payload: body, headers: { ...signed.headers, 'X-Service-Signature': changed }, secret, now: NOW }), 'invalid_signature');
-        const recased = upper ? signature.toUpperCase() : `sha256=${signature}`;
-        await expect(verifyWebhookSignature({ payload: body, headers: { ...signed.headers, 'X-Service-Signature': recased }, secret, now: NOW })).resolves.toMatchObject({ timestamp: T + offset });
-      }),
+      fc.asyncProperty(
+        baseArb,
+        fc.integer({ min: 0, max: 63 }),
+        fc.integer({ min: 1, max: 15 }),
+        fc.boolean(),
+        async ({ body, offset, secret }, index, delta, upper) => {
+          const signed = await signWebhook({ payload: body, secret, timestamp: T + offset, type: 'payment.completed' });
+          const signature = signed.headers['X-Service-Signature']!;
+          const digit = ((parseInt(signature[index]!, 16) + delta) % 16).toString(16);
+          const changed = signature.slice(0, index) + (upper ? digit.toUpperCase() : digit) + signature.slice(index + 1);
+          await expectReason(
+            verifyWebhookSignature({ payload: body, headers: { ...signed.headers, 'X-Service-Signature': changed }, secret, now: NOW }),
+            'invalid_signature',
+          );
+          const recased = upper ? signature.toUpperCase() : `sha256=${signature}`;
+          await expect(
+            verifyWebhookSignature({ payload: body, headers: { ...signed.headers, 'X-Service-Signature': recased }, secret, now: NOW }),
+          ).resolves.toMatchObject({ timestamp: T + offset });
+        },
+      ),
       RUNS,
     );
   });
@@ -151,7 +205,10 @@ describe('every single change is refused', () => {
       fc.asyncProperty(baseArb, secretArb, async ({ body, offset, secret }, other) => {
         fc.pre(other !== secret);
         const signed = await signWebhook({ payload: body, secret, timestamp: T + offset, type: 'payment.completed' });
-        await expectReason(verifyWebhookSignature({ payload: body, headers: signed.headers, secret: other, now: NOW }), 'invalid_signature');
+        await expectReason(
+          verifyWebhookSignature({ payload: body, headers: signed.headers, secret: other, now: NOW }),
+          'invalid_signature',
+        );
       }),
       RUNS,
     );
@@ -159,17 +216,23 @@ describe('every single change is refused', () => {
 
   test('outside the window: timestamp_too_old / timestamp_in_future, whatever the signature', async () => {
     await fc.assert(
-      fc.asyncProperty(anyString, fc.integer({ min: 1, max: 3600 }), fc.integer({ min: 1, max: 10 ** 9 }), fc.boolean(), async (body, tolerance, beyond, past) => {
-        const timestamp = past ? T - tolerance - beyond : T + tolerance + beyond;
-        fc.pre(timestamp >= 0);
-        const signed = await signWebhook({ payload: body, secret: 'whsec_window', timestamp, type: 'payment.completed' });
-        for (const secret of ['whsec_window', 'whsec_not_it']) {
-          await expectReason(
-            verifyWebhookSignature({ payload: body, headers: signed.headers, secret, now: NOW, toleranceSeconds: tolerance }),
-            past ? 'timestamp_too_old' : 'timestamp_in_future',
-          );
-        }
-      }),
+      fc.asyncProperty(
+        anyString,
+        fc.integer({ min: 1, max: 3600 }),
+        fc.integer({ min: 1, max: 10 ** 9 }),
+        fc.boolean(),
+        async (body, tolerance, beyond, past) => {
+          const timestamp = past ? T - tolerance - beyond : T + tolerance + beyond;
+          fc.pre(timestamp >= 0);
+          const signed = await signWebhook({ payload: body, secret: 'whsec_window', timestamp, type: 'payment.completed' });
+          for (const secret of ['whsec_window', 'whsec_not_it']) {
+            await expectReason(
+              verifyWebhookSignature({ payload: body, headers: signed.headers, secret, now: NOW, toleranceSeconds: tolerance }),
+              past ? 'timestamp_too_old' : 'timestamp_in_future',
+            );
+          }
+        },
+      ),
       RUNS,
     );
   });
@@ -191,7 +254,18 @@ const junk = fc.anything({
   stringUnit: 'binary',
 });
 const headerName = fc.oneof(
-  fc.constantFrom('x-service-signature', 'X-Service-Timestamp', 'x-service-event', 'X-SERVICE-SIGNATURE', 'x-environment', 'x-acme-signature', 'x--signature', 'x-signature', '-signature', 'x-a-signature'),
+  fc.constantFrom(
+    'x-service-signature',
+    'X-Service-Timestamp',
+    'x-service-event',
+    'X-SERVICE-SIGNATURE',
+    'x-environment',
+    'x-acme-signature',
+    'x--signature',
+    'x-signature',
+    '-signature',
+    'x-a-signature',
+  ),
   fc.string({ maxLength: 20 }),
 );
 const headerValue = fc.oneof(
@@ -205,19 +279,45 @@ const headerValue = fc.oneof(
 const headersArb = fc.oneof(
   junk,
   fc.dictionary(headerName, headerValue, { maxKeys: 6 }),
-  fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.stringMatching(/^[ -~]{0,70}$/), { maxKeys: 6 }).map((h) => fetchHeaders(h)),
+  fc
+    .dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.stringMatching(/^[ -~]{0,70}$/), { maxKeys: 6 })
+    .map((h) => fetchHeaders(h)),
   fc.record({ get: fc.func(headerValue) }),
-  fc.tuple(fc.func(headerValue), fc.array(fc.oneof(fc.string(), junk), { maxLength: 4 })).map(([get, names]) => ({ get, forEach: (cb: (value: unknown, name: unknown) => void) => names.forEach((n) => cb('v', n)) })),
-  fc.constant(new Map<unknown, unknown>([[1, 'x'], [Symbol('s'), 'y'], ['x-service-signature', 'z']])),
+  fc
+    .tuple(fc.func(headerValue), fc.array(fc.oneof(fc.string(), junk), { maxLength: 4 }))
+    .map(([get, names]) => ({ get, forEach: (cb: (value: unknown, name: unknown) => void) => names.forEach((n) => cb('v', n)) })),
+  fc.constant(
+    new Map<unknown, unknown>([
+      [1, 'x'],
+      [Symbol('s'), 'y'],
+      ['x-service-signature', 'z'],
+    ]),
+  ),
 );
-const payloadArb = fc.oneof(junk, anyString, fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ maxLength: 40 }).map((u) => u.buffer), fc.constant(new DataView(new ArrayBuffer(8))));
-const secretJunk = fc.oneof(junk, secretArb, fc.array(fc.oneof(secretArb, junk), { maxLength: 3 }), fc.constantFrom(' s', 's ', '', [], ['a', ' b']));
+const payloadArb = fc.oneof(
+  junk,
+  anyString,
+  fc.uint8Array({ maxLength: 40 }),
+  fc.uint8Array({ maxLength: 40 }).map((u) => u.buffer),
+  fc.constant(new DataView(new ArrayBuffer(8))),
+);
+const secretJunk = fc.oneof(
+  junk,
+  secretArb,
+  fc.array(fc.oneof(secretArb, junk), { maxLength: 3 }),
+  fc.constantFrom(' s', 's ', '', [], ['a', ' b']),
+);
 const optionsArb = fc.record(
   {
     payload: payloadArb,
     headers: headersArb,
     secret: secretJunk,
-    toleranceSeconds: fc.oneof(junk, fc.integer({ min: -10, max: 4000 }), fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, 0, 0.5, 3600, 3600.001)),
+    toleranceSeconds: fc.oneof(
+      junk,
+      fc.integer({ min: -10, max: 4000 }),
+      fc.double(),
+      fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, 0, 0.5, 3600, 3600.001),
+    ),
     now: fc.oneof(junk, fc.constant(NOW), fc.func(fc.oneof(junk, fc.integer(), fc.double()))),
     environment: fc.oneof(junk, fc.constantFrom('sandbox', 'production', 'Sandbox', '')),
     brand: fc.oneof(junk, brandArb, fc.constantFrom('Service', 'service', '', 'a b', 'x\n', 'é')),
@@ -230,9 +330,11 @@ function configurationFault(options: unknown, secretOverride?: { value: unknown 
   const o = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
   const secret = secretOverride ? secretOverride.value : o.secret;
   const secrets = typeof secret === 'string' ? [secret] : secret;
-  if (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '' || s !== s.trim())) return 'secret';
+  if (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '' || s !== s.trim()))
+    return 'secret';
   const tolerance = o.toleranceSeconds;
-  if (tolerance !== undefined && !(typeof tolerance === 'number' && Number.isFinite(tolerance) && tolerance > 0 && tolerance <= 3600)) return 'toleranceSeconds';
+  if (tolerance !== undefined && !(typeof tolerance === 'number' && Number.isFinite(tolerance) && tolerance > 0 && tolerance <= 3600))
+    return 'toleranceSeconds';
   if (o.now !== undefined && !(typeof o.now === 'function' && Number.isFinite((o.now as () => unknown)()))) return 'now';
   if (o.environment !== undefined && o.environment !== 'sandbox' && o.environment !== 'production') return 'environment';
   if (o.brand !== undefined && !(typeof o.brand === 'string' && /^[\w-]+$/.test(o.brand))) return 'brand';
@@ -270,7 +372,11 @@ describe('junk never escapes as anything but the documented errors', () => {
       fc.asyncProperty(junk, junk, junk, async (input, secret, options) => {
         const isObject = typeof input === 'object' && input !== null;
         const fault = isObject ? configurationFault(input) : undefined;
-        for (const call of [verifyWebhook(input as never), verifyWebhookSignature(input as never), verifyWebhook(input as never, secret as never, options as never)]) {
+        for (const call of [
+          verifyWebhook(input as never),
+          verifyWebhookSignature(input as never),
+          verifyWebhook(input as never, secret as never, options as never),
+        ]) {
           const outcome = await outcomeOf(call);
           expect(outcome.ok).toBe(false);
           expectOnlyDocumentedErrors(outcome, fault);
@@ -284,7 +390,11 @@ describe('junk never escapes as anything but the documented errors', () => {
     await fc.assert(
       fc.asyncProperty(secretJunk, fc.oneof(junk, optionsArb), fc.uint8Array({ maxLength: 30 }), async (secret, options, body) => {
         const fault = configurationFault(options, { value: secret });
-        const request = new Request('https://merchant.example/hook', { method: 'POST', body, headers: { 'x-service-signature': '0'.repeat(64), 'x-service-timestamp': String(T), 'x-service-event': 'x' } });
+        const request = new Request('https://merchant.example/hook', {
+          method: 'POST',
+          body,
+          headers: { 'x-service-signature': '0'.repeat(64), 'x-service-timestamp': String(T), 'x-service-event': 'x' },
+        });
         expectOnlyDocumentedErrors(await outcomeOf(verifyWebhook(request, secret as never, options as never)), fault);
       }),
       RUNS,
@@ -305,7 +415,16 @@ describe('junk never escapes as anything but the documented errors', () => {
   });
 
   test('every WebhookVerificationError carries one of the 8 reasons and a message', async () => {
-    const reasons = new Set(['missing_header', 'invalid_signature', 'timestamp_too_old', 'timestamp_in_future', 'invalid_timestamp', 'invalid_payload', 'environment_mismatch', 'event_mismatch']);
+    const reasons = new Set([
+      'missing_header',
+      'invalid_signature',
+      'timestamp_too_old',
+      'timestamp_in_future',
+      'invalid_timestamp',
+      'invalid_payload',
+      'environment_mismatch',
+      'event_mismatch',
+    ]);
     const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(optionsArb, async (options) => {

@@ -117,7 +117,11 @@ export async function refusal(promise: Promise<unknown>): Promise<WebhookVerific
   return error;
 }
 
-export async function expectReason(promise: Promise<unknown>, reason: WebhookVerificationReason, message?: RegExp): Promise<WebhookVerificationError> {
+export async function expectReason(
+  promise: Promise<unknown>,
+  reason: WebhookVerificationReason,
+  message?: RegExp,
+): Promise<WebhookVerificationError> {
   const error = await refusal(promise);
   expect(error.reason).toBe(reason);
   if (message) expect(error.message).toMatch(message);
@@ -214,7 +218,14 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       });
 
       test('an unknown event type passes through untouched', async () => {
-        const event = { id: 'evt_new', type: 'payout.settled', api_version: '2030-01-01', created_at: '2030-01-01T00:00:00Z', data: { payout_id: 'po_1', extra: [1, 2] }, more: true };
+        const event = {
+          id: 'evt_new',
+          type: 'payout.settled',
+          api_version: '2030-01-01',
+          created_at: '2030-01-01T00:00:00Z',
+          data: { payout_id: 'po_1', extra: [1, 2] },
+          more: true,
+        };
         const d = await delivery({ event });
         await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(event);
       });
@@ -274,13 +285,19 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const service = await delivery();
         const acme = await delivery({ brand: 'Acme', secret: 'whsec_acme_other' });
         const both = { ...service.headers, ...acme.headers };
-        await expectReason(verify({ payload: service.body, headers: both }), 'missing_header', /x-service-signature.*x-acme-signature|x-acme-signature.*x-service-signature/);
+        await expectReason(
+          verify({ payload: service.body, headers: both }),
+          'missing_header',
+          /x-service-signature.*x-acme-signature|x-acme-signature.*x-service-signature/,
+        );
         await expectReason(verify({ payload: service.body, headers: fetchHeaders(both) }), 'missing_header', /brand/);
         await expect(verify({ payload: service.body, headers: both, brand: 'Service' })).resolves.toEqual(paymentEvent());
         await expect(verify({ payload: service.body, headers: fetchHeaders(both), brand: 'service' })).resolves.toEqual(paymentEvent());
         // Pinned to Acme: its signature was made with another secret.
         await expectReason(verify({ payload: service.body, headers: both, brand: 'ACME' }), 'invalid_signature');
-        await expect(verify({ payload: service.body, headers: both, brand: 'Acme', secret: 'whsec_acme_other' })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: service.body, headers: both, brand: 'Acme', secret: 'whsec_acme_other' })).resolves.toEqual(
+          paymentEvent(),
+        );
       });
 
       test('ambiguity does not depend on which brand an earlier delivery used', async () => {
@@ -290,7 +307,11 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         await expect(verify({ payload: acme.body, headers: acme.headers })).resolves.toEqual(paymentEvent());
         await expectReason(verify({ payload: service.body, headers: { ...service.headers, ...acme.headers } }), 'missing_header', /brand/);
         await expect(verify({ payload: service.body, headers: service.headers })).resolves.toEqual(paymentEvent());
-        await expectReason(verify({ payload: service.body, headers: fetchHeaders({ ...acme.headers, ...service.headers }) }), 'missing_header', /brand/);
+        await expectReason(
+          verify({ payload: service.body, headers: fetchHeaders({ ...acme.headers, ...service.headers }) }),
+          'missing_header',
+          /brand/,
+        );
       });
 
       test('`brand` naming headers that are absent', async () => {
@@ -335,7 +356,10 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const headers = { ...d.headers, 'x-service-timestamp': String(T) };
         await expectReason(verify({ payload: d.body, headers }), 'invalid_signature');
         // Same number, different digits: the signed string differs.
-        await expectReason(verify({ payload: d.body, headers: { ...d.headers, 'x-service-timestamp': `0${T - 10}` } }), 'invalid_signature');
+        await expectReason(
+          verify({ payload: d.body, headers: { ...d.headers, 'x-service-timestamp': `0${T - 10}` } }),
+          'invalid_signature',
+        );
       });
 
       test.each([
@@ -364,8 +388,13 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('a signature array: any copy may match (rotation on the sender side); none matching is refused', async () => {
         const d = await delivery();
         const other = await delivery({ secret: 'whsec_other' });
-        await expect(verify({ payload: d.body, headers: { ...d.headers, 'x-service-signature': [other.signature, d.signature] } })).resolves.toEqual(paymentEvent());
-        await expectReason(verify({ payload: d.body, headers: { ...d.headers, 'x-service-signature': [other.signature, 'junk'] } }), 'invalid_signature');
+        await expect(
+          verify({ payload: d.body, headers: { ...d.headers, 'x-service-signature': [other.signature, d.signature] } }),
+        ).resolves.toEqual(paymentEvent());
+        await expectReason(
+          verify({ payload: d.body, headers: { ...d.headers, 'x-service-signature': [other.signature, 'junk'] } }),
+          'invalid_signature',
+        );
       });
     });
 
@@ -422,18 +451,33 @@ export function webhookSuite(runtime: SuiteRuntime): void {
 
       test('leading zeros: the number decides the window, the digits are what was signed', async () => {
         const d = await delivery({ timestamp: `000${T}` });
-        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body, 'payment.completed', `000${T}`));
+        await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(
+          signatureResult(d.body, 'payment.completed', `000${T}`),
+        );
       });
     });
 
     describe('invalid_timestamp', () => {
-      test.each(['', '12a', '1.5', '-1', ' 123', '123 ', '1e9', '+1700000000', '0x6553f100', '１７００', 'NaN', 'Infinity', '1_700_000_000', '9'.repeat(16), `${T}.0`])(
-        'timestamp header %j (validly signed over it)',
-        async (timestamp) => {
-          const d = await delivery({ timestamp });
-          await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_timestamp', /digits/);
-        },
-      );
+      test.each([
+        '',
+        '12a',
+        '1.5',
+        '-1',
+        ' 123',
+        '123 ',
+        '1e9',
+        '+1700000000',
+        '0x6553f100',
+        '１７００',
+        'NaN',
+        'Infinity',
+        '1_700_000_000',
+        '9'.repeat(16),
+        `${T}.0`,
+      ])('timestamp header %j (validly signed over it)', async (timestamp) => {
+        const d = await delivery({ timestamp });
+        await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_timestamp', /digits/);
+      });
 
       test('differing copies of the timestamp are refused, in a Node object and in Fetch Headers', async () => {
         const d = await delivery();
@@ -518,8 +562,14 @@ export function webhookSuite(runtime: SuiteRuntime): void {
     describe('environment_mismatch', () => {
       test('environment set: the header must equal it', async () => {
         const production = await delivery({ environment: 'production' });
-        await expect(verify({ payload: production.body, headers: production.headers, environment: 'production' })).resolves.toEqual(paymentEvent());
-        await expectReason(verify({ payload: production.body, headers: production.headers, environment: 'sandbox' }), 'environment_mismatch', /"production".*"sandbox"/);
+        await expect(verify({ payload: production.body, headers: production.headers, environment: 'production' })).resolves.toEqual(
+          paymentEvent(),
+        );
+        await expectReason(
+          verify({ payload: production.body, headers: production.headers, environment: 'sandbox' }),
+          'environment_mismatch',
+          /"production".*"sandbox"/,
+        );
         for (const environment of ['SANDBOX', 'sandbox ', '', 'sandbox, production']) {
           const d = await delivery({ environment });
           await expectReason(verify({ payload: d.body, headers: d.headers, environment: 'sandbox' }), 'environment_mismatch');
@@ -529,7 +579,10 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('environment set and the header missing', async () => {
         const d = await delivery({ environment: null });
         await expectReason(verify({ payload: d.body, headers: d.headers, environment: 'sandbox' }), 'environment_mismatch', /null/);
-        await expectReason(verify({ payload: d.body, headers: fetchHeaders(d.headers), environment: 'production' }), 'environment_mismatch');
+        await expectReason(
+          verify({ payload: d.body, headers: fetchHeaders(d.headers), environment: 'production' }),
+          'environment_mismatch',
+        );
       });
 
       test('environment not set: the header is not checked', async () => {
@@ -541,7 +594,10 @@ export function webhookSuite(runtime: SuiteRuntime): void {
 
       test('differing copies of X-Environment do not match', async () => {
         const d = await delivery();
-        await expectReason(verify({ payload: d.body, headers: { ...d.headers, 'x-environment': ['sandbox', 'production'] }, environment: 'sandbox' }), 'environment_mismatch');
+        await expectReason(
+          verify({ payload: d.body, headers: { ...d.headers, 'x-environment': ['sandbox', 'production'] }, environment: 'sandbox' }),
+          'environment_mismatch',
+        );
       });
     });
 
@@ -589,7 +645,10 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const upper = await delivery({ type: 'PAYMENT.COMPLETED' });
         await expectReason(verify({ payload: upper.body, headers: upper.headers }), 'event_mismatch');
         const d = await delivery();
-        await expectReason(verify({ payload: d.body, headers: { ...d.headers, 'x-service-event': ['payment.completed', 'payment.failed'] } }), 'event_mismatch');
+        await expectReason(
+          verify({ payload: d.body, headers: { ...d.headers, 'x-service-event': ['payment.completed', 'payment.failed'] } }),
+          'event_mismatch',
+        );
       });
     });
 
@@ -725,7 +784,9 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         await expectReason(verify({ payload: d.body, headers: d.headers, secret: ['whsec_a', 'whsec_b', 'whsec_c'] }), 'invalid_signature');
         expect(hmac).toHaveBeenCalledTimes(3 * runtime.callsPerHmac);
         hmac.mockClear();
-        await expect(verify({ payload: d.body, headers: d.headers, secret: ['whsec_a', SECRET, 'whsec_c'] })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers, secret: ['whsec_a', SECRET, 'whsec_c'] })).resolves.toEqual(
+          paymentEvent(),
+        );
         expect(hmac).toHaveBeenCalledTimes(2 * runtime.callsPerHmac);
         hmac.mockClear();
         await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(paymentEvent());
@@ -735,7 +796,12 @@ export function webhookSuite(runtime: SuiteRuntime): void {
 
     describe('verifyWebhook(request, secret, options) with a Fetch Request', () => {
       const request = (d: Delivery, init: RequestInit = {}) =>
-        new Request('https://merchant.example/webhooks', { method: 'POST', body: d.body as RequestInit['body'], headers: fetchHeaders(d.headers), ...init });
+        new Request('https://merchant.example/webhooks', {
+          method: 'POST',
+          body: d.body as RequestInit['body'],
+          headers: fetchHeaders(d.headers),
+          ...init,
+        });
 
       test('verifies, and leaves the body readable', async () => {
         const d = await delivery();
@@ -749,13 +815,17 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const d = await delivery();
         const req = request(d);
         // The body comes back as the bytes that were signed: no second read of the request needed.
-        await expect(verifyWebhookSignature(req, [SECRET], { now: NOW })).resolves.toEqual(signatureResult(encoder.encode(d.body as string)));
+        await expect(verifyWebhookSignature(req, [SECRET], { now: NOW })).resolves.toEqual(
+          signatureResult(encoder.encode(d.body as string)),
+        );
         await expect(req.json()).resolves.toEqual(paymentEvent());
       });
 
       test('options apply: environment, brand, toleranceSeconds; payload/headers/secret in options are ignored', async () => {
         const d = await delivery({ brand: 'Acme', environment: 'production', timestamp: T - 20 });
-        await expect(verifyWebhook(request(d), SECRET, { now: NOW, environment: 'production', brand: 'Acme', toleranceSeconds: 30 })).resolves.toEqual(paymentEvent());
+        await expect(
+          verifyWebhook(request(d), SECRET, { now: NOW, environment: 'production', brand: 'Acme', toleranceSeconds: 30 }),
+        ).resolves.toEqual(paymentEvent());
         await expectReason(verifyWebhook(request(d), SECRET, { now: NOW, toleranceSeconds: 10 }), 'timestamp_too_old');
         await expectReason(verifyWebhook(request(d), SECRET, { now: NOW, environment: 'sandbox' }), 'environment_mismatch');
         const sneaky = { now: NOW, payload: 'other', headers: {}, secret: 'other' } as never;

@@ -86,13 +86,20 @@ describe('Node inputs', () => {
   test('a base64-encoded body (AWS Lambda isBase64Encoded) is refused with a hint to decode it; decoded, it verifies', async () => {
     const d = await delivery();
     const encoded = Buffer.from(d.body as string).toString('base64');
-    const refused = await verifyWebhook({ payload: encoded, headers: d.headers, secret: SECRET, now: NOW }).catch((error: unknown) => error);
+    const refused = await verifyWebhook({ payload: encoded, headers: d.headers, secret: SECRET, now: NOW }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(WebhookVerificationError);
-    expect(refused).toMatchObject({ reason: 'invalid_signature', message: expect.stringContaining('looks base64-encoded: decode it first') });
+    expect(refused).toMatchObject({
+      reason: 'invalid_signature',
+      message: expect.stringContaining('looks base64-encoded: decode it first'),
+    });
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     await expect(verifyWebhook({ payload: decoded, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
     // A JSON body with a wrong secret gets no such hint.
-    const wrong = await verifyWebhook({ payload: d.body, headers: d.headers, secret: 'whsec_other', now: NOW }).catch((error: Error) => error.message);
+    const wrong = await verifyWebhook({ payload: d.body, headers: d.headers, secret: 'whsec_other', now: NOW }).catch(
+      (error: Error) => error.message,
+    );
     expect(wrong).toBe('Signature does not match: wrong secret, or a changed body.');
   });
 
@@ -111,7 +118,11 @@ describe('Node inputs', () => {
 
   test('a Request from another implementation (edge-runtime primitives) is still a Request', async () => {
     const d = await delivery();
-    const request = new EdgeRequest('https://merchant.example/webhooks', { method: 'POST', body: d.body as string, headers: new EdgeHeaders(d.headers) });
+    const request = new EdgeRequest('https://merchant.example/webhooks', {
+      method: 'POST',
+      body: d.body as string,
+      headers: new EdgeHeaders(d.headers),
+    });
     expect(request instanceof Request).toBe(false);
     await expect(verifyWebhook(request as unknown as Request, SECRET, { now: NOW })).resolves.toEqual(paymentEvent());
     await expect(request.text()).resolves.toBe(d.body);
@@ -157,7 +168,13 @@ describe('Node inputs', () => {
       const d = await delivery({ event });
       const body = d.body as string;
       // Upper-case names on the wire: Node lower-cases them.
-      const wire = { 'X-Service-Signature': d.signature, 'X-Service-Timestamp': String(T), 'X-Service-Event': 'payment.completed', 'X-Environment': 'sandbox', 'Content-Type': 'application/json' };
+      const wire = {
+        'X-Service-Signature': d.signature,
+        'X-Service-Timestamp': String(T),
+        'X-Service-Event': 'payment.completed',
+        'X-Environment': 'sandbox',
+        'Content-Type': 'application/json',
+      };
       expect(await post('/', body, wire)).toBe(204);
       expect(results.pop()).toEqual(event);
       expect(await post('/', `${body} `, wire)).toBe(401);
@@ -191,7 +208,16 @@ describe('entries', () => {
 
   test('WEBHOOK_EVENT_TYPES lists the 8 spec events', () => {
     expect([...WEBHOOK_EVENT_TYPES].sort()).toEqual(
-      ['invoice.created', 'invoice.paid', 'invoice.payment_failed', 'payment.completed', 'payment.failed', 'subscription.cancelled', 'subscription.created', 'subscription.suspended'].sort(),
+      [
+        'invoice.created',
+        'invoice.paid',
+        'invoice.payment_failed',
+        'payment.completed',
+        'payment.failed',
+        'subscription.cancelled',
+        'subscription.created',
+        'subscription.suspended',
+      ].sort(),
     );
   });
 
@@ -202,7 +228,9 @@ describe('entries', () => {
     const walk = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const source = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       for (const [, spec] of source.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
         if (spec === undefined) continue;
         if (spec.startsWith('.')) walk(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
@@ -212,7 +240,15 @@ describe('entries', () => {
     walk(resolve(srcDir, 'webhooks.ts'));
     const files = [...seen].map((f) => f.slice(srcDir.length + 1)).sort();
     expect(bare).toEqual(new Set());
-    expect(files).toEqual(['core/base-error.ts', 'internal/hmac.ts', 'webhooks.ts', 'webhooks/errors.ts', 'webhooks/events.ts', 'webhooks/headers.ts', 'webhooks/verify.ts']);
+    expect(files).toEqual([
+      'core/base-error.ts',
+      'internal/hmac.ts',
+      'webhooks.ts',
+      'webhooks/errors.ts',
+      'webhooks/events.ts',
+      'webhooks/headers.ts',
+      'webhooks/verify.ts',
+    ]);
   });
 });
 
@@ -291,7 +327,13 @@ describe('types', () => {
     };
     const completed = paymentEvent() as unknown as WebhookEvent;
     expect(describeEvent(completed)).toBe('order-42:1500');
-    const newer = { id: 'evt_x', type: 'payout.settled', api_version: '2030-01-01', created_at: '2030-01-01T00:00:00Z', data: {} } as unknown as WebhookEvent;
+    const newer = {
+      id: 'evt_x',
+      type: 'payout.settled',
+      api_version: '2030-01-01',
+      created_at: '2030-01-01T00:00:00Z',
+      data: {},
+    } as unknown as WebhookEvent;
     expect(describeEvent(newer)).toBe('unknown:payout.settled');
   });
 
@@ -312,7 +354,11 @@ describe('types', () => {
     expectTypeOf<IncomingHttpHeaders>().toExtend<WebhookHeaders>();
     expectTypeOf<Headers>().toExtend<WebhookHeaders>();
     expectTypeOf(verifyWebhookSignature).returns.resolves.toEqualTypeOf<VerifiedWebhookSignature>();
-    expectTypeOf<VerifiedWebhookSignature>().toEqualTypeOf<{ timestamp: number; signed: { timestamp: string; body: string | Uint8Array }; unsignedEventHeader: string }>();
+    expectTypeOf<VerifiedWebhookSignature>().toEqualTypeOf<{
+      timestamp: number;
+      signed: { timestamp: string; body: string | Uint8Array };
+      unsignedEventHeader: string;
+    }>();
     // @ts-expect-error the unsigned event header is not offered as if it were signed
     void ({} as VerifiedWebhookSignature).eventType;
     // verifyWebhook(request, secret, options) and the options form both type-check.

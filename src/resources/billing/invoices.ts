@@ -1,7 +1,19 @@
 import * as z from 'zod/mini';
 import type { PagePromise } from '../../core/pagination.js';
 import { APIResource } from '../../core/resource.js';
-import { maybe, open, openEnum, optional, pageParams, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../../internal/fields.js';
+import {
+  maybe,
+  open,
+  openEnum,
+  optional,
+  pageParams,
+  recordTimes,
+  type Assert,
+  type RecordTimes,
+  type Schema,
+  type Ties,
+  type TiesInput,
+} from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
 
 /** Billing invoices. */
@@ -9,7 +21,14 @@ export class Invoices extends APIResource {
   /** One page of invoices, optionally of one subscription (GET /api/v1/billing/invoices). */
   list(params?: InvoiceListParams, options?: RequestOptions): PagePromise<Invoice> {
     return this._client.requestPage(
-      { operation: 'billing.invoices.list', method: 'GET', path: '/api/v1/billing/invoices', params: InvoiceListParams, value: params, item: Invoice },
+      {
+        operation: 'billing.invoices.list',
+        method: 'GET',
+        path: '/api/v1/billing/invoices',
+        params: InvoiceListParams,
+        value: params,
+        item: Invoice,
+      },
       options,
     );
   }

@@ -1,7 +1,21 @@
 import * as z from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import { APIResource } from '../../core/resource.js';
-import { currencyCode, enveloped, int, oneOf, maybe, open, openEnum, optional, text, type Assert, type Schema, type Ties, type TiesInput } from '../../internal/fields.js';
+import {
+  currencyCode,
+  enveloped,
+  int,
+  oneOf,
+  maybe,
+  open,
+  openEnum,
+  optional,
+  text,
+  type Assert,
+  type Schema,
+  type Ties,
+  type TiesInput,
+} from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
 
 /** Recurring billing plans. */
@@ -9,7 +23,14 @@ export class Plans extends APIResource {
   /** Creates a recurring plan (POST /api/v1/billing/plans). Retries reuse one Idempotency-Key. */
   create(params: PlanCreateParams, options?: RequestOptions): APIPromise<Plan> {
     return this._client.request(
-      { operation: 'billing.plans.create', method: 'POST', path: '/api/v1/billing/plans', params: [PlanCreateParams, params], response: Plan, retry: 'create' },
+      {
+        operation: 'billing.plans.create',
+        method: 'POST',
+        path: '/api/v1/billing/plans',
+        params: [PlanCreateParams, params],
+        response: Plan,
+        retry: 'create',
+      },
       options,
     );
   }
@@ -45,7 +66,13 @@ const createSchema = z.strictObject({
   currency: optional(currencyCode),
   interval: optional(oneOf(INTERVALS, 'must be day, week, month or year')),
   interval_count: optional(int(1, 366)),
-  plan_code: optional(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be letters, digits, _, - or . (at most 64, starting with a letter or digit)'))),
+  plan_code: optional(
+    z
+      .string()
+      .check(
+        z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be letters, digits, _, - or . (at most 64, starting with a letter or digit)'),
+      ),
+  ),
   description: optional(z.string()),
 });
 type _PlanCreateParams = Assert<TiesInput<typeof createSchema, PlanCreateParams>>;

@@ -1,7 +1,22 @@
 import * as z from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import { APIResource } from '../../core/resource.js';
-import { enveloped, httpUrl, maybe, open, openEnum, optional, tanzanianMobileNumber, text, recordTimes, type Assert, type RecordTimes, type Schema, type Ties, type TiesInput } from '../../internal/fields.js';
+import {
+  enveloped,
+  httpUrl,
+  maybe,
+  open,
+  openEnum,
+  optional,
+  tanzanianMobileNumber,
+  text,
+  recordTimes,
+  type Assert,
+  type RecordTimes,
+  type Schema,
+  type Ties,
+  type TiesInput,
+} from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
 
 /** Subscriptions, created with the customer's recorded consent. */
@@ -12,7 +27,15 @@ export class Subscriptions extends APIResource {
    */
   create(params: SubscriptionCreateParams, options?: RequestOptions): APIPromise<Subscription> {
     return this._client.request(
-      { operation: 'billing.subscriptions.create', method: 'POST', path: '/api/v1/billing/subscriptions', params: [SubscriptionCreateParams, params], httpsInProduction: ['webhook_url'], response: Subscription, retry: 'create' },
+      {
+        operation: 'billing.subscriptions.create',
+        method: 'POST',
+        path: '/api/v1/billing/subscriptions',
+        params: [SubscriptionCreateParams, params],
+        httpsInProduction: ['webhook_url'],
+        response: Subscription,
+        retry: 'create',
+      },
       options,
     );
   }

@@ -78,11 +78,7 @@ export async function authenticate(ctx: Ctx, input: AuthInput): Promise<{ mercha
     if (!signature) return unauthorized('Missing X-Signature header.');
     const match = /^sha256=([0-9a-fA-F]+)$/.exec(signature);
     if (!match) return unauthorized('Bad signature: X-Signature must have the form sha256=<hex HMAC-SHA256>.');
-    const expected = await hmacHex(
-      credentials.apiSecret,
-      `${timestamp}.${input.method}.${input.rawTarget}.`,
-      input.rawBody,
-    );
+    const expected = await hmacHex(credentials.apiSecret, `${timestamp}.${input.method}.${input.rawTarget}.`, input.rawBody);
     if (!safeEqual(match[1]!.toLowerCase(), expected)) {
       return unauthorized(
         'Bad signature: X-Signature does not match HMAC-SHA256(API secret of the selected environment, "<timestamp>.<METHOD>.<path_with_query>.<raw_body>").',

@@ -110,10 +110,12 @@ export function createPlan(ctx: Ctx, req: ApiRequest): Response {
   else if (amount > MAX_AMOUNT) errors.add('amount', `The amount ${TOO_LARGE}`);
 
   const currency = present(body.currency) ? body.currency : 'TZS';
-  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) errors.add('currency', 'The currency must be a 3-letter upper-case code, e.g. TZS.');
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
+    errors.add('currency', 'The currency must be a 3-letter upper-case code, e.g. TZS.');
 
   const interval = present(body.interval) ? body.interval : 'month';
-  if (typeof interval !== 'string' || !(interval in INTERVAL_MS)) errors.add('interval', 'The selected interval is invalid (day, week, month or year).');
+  if (typeof interval !== 'string' || !(interval in INTERVAL_MS))
+    errors.add('interval', 'The selected interval is invalid (day, week, month or year).');
 
   const count = present(body.interval_count) ? body.interval_count : 1;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 366) {
@@ -138,10 +140,18 @@ export function createPlan(ctx: Ctx, req: ApiRequest): Response {
 
   const wallet = caller.merchant.currencies[currency as string];
   if (!wallet) {
-    return errorResponse(422, 'Currency is not enabled for this merchant', `${String(currency)} is not in this merchant's supported currencies.`);
+    return errorResponse(
+      422,
+      'Currency is not enabled for this merchant',
+      `${String(currency)} is not in this merchant's supported currencies.`,
+    );
   }
   if (!wallet.wallet) {
-    return errorResponse(422, 'Receiver wallet for this currency is not available', `The merchant has no active ${String(currency)} wallet.`);
+    return errorResponse(
+      422,
+      'Receiver wallet for this currency is not available',
+      `The merchant has no active ${String(currency)} wallet.`,
+    );
   }
 
   const row: PlanRow = {
@@ -186,7 +196,8 @@ export function createSubscription(ctx: Ctx, req: ApiRequest): Response {
 
   const terms = body.terms_shown;
   if (!present(terms)) errors.add('terms_shown', 'The terms shown field is required.');
-  else if (typeof terms !== 'string' || terms.trim() === '') errors.add('terms_shown', 'The terms shown must be the exact recurring billing terms shown to the customer.');
+  else if (typeof terms !== 'string' || terms.trim() === '')
+    errors.add('terms_shown', 'The terms shown must be the exact recurring billing terms shown to the customer.');
 
   let webhookUrl: string | null = null;
   if (present(body.webhook_url)) {

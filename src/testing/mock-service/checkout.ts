@@ -27,7 +27,11 @@ async function open(ctx: Ctx, trx: string, query: URLSearchParams): Promise<Resp
   const signature = query.get('signature') ?? '';
   const expected = await hmacHex(ctx.checkoutKey, `${trx}.${expires}`);
   if (!/^\d+$/.test(expires) || !safeEqual(signature, expected)) {
-    return page(403, 'Invalid link', '<h1>Invalid checkout link</h1><p>The link signature is missing or wrong. Use the payment_url from the API response.</p>');
+    return page(
+      403,
+      'Invalid link',
+      '<h1>Invalid checkout link</h1><p>The link signature is missing or wrong. Use the payment_url from the API response.</p>',
+    );
   }
   if (Number(expires) * 1000 < ctx.now()) {
     return page(
@@ -85,7 +89,13 @@ ${gateways}
 }
 
 /** POST /checkout/{trx}/pay, /decline and /cancel */
-export async function submitCheckout(ctx: Ctx, trx: string, url: URL, verb: 'pay' | 'decline' | 'cancel', form: URLSearchParams): Promise<Response> {
+export async function submitCheckout(
+  ctx: Ctx,
+  trx: string,
+  url: URL,
+  verb: 'pay' | 'decline' | 'cancel',
+  form: URLSearchParams,
+): Promise<Response> {
   const opened = await open(ctx, trx, url.searchParams);
   if (opened instanceof Response) return opened;
   const row = opened;

@@ -66,7 +66,11 @@ export async function handleConsole(c: ConsoleContext, method: string, path: str
   if (method !== 'POST') return page(405, 'Method not allowed', '<h1>Method not allowed</h1>', { Allow: 'GET, POST' });
   // Compared in constant time: the token is the console's only credential.
   if (!safeEqual(form.get('token') ?? '', c.token)) {
-    return page(403, 'Refused', '<h1>Refused</h1><p>This form did not come from the console page (its token is missing or stale). Reload the console and try again.</p>');
+    return page(
+      403,
+      'Refused',
+      '<h1>Refused</h1><p>This form did not come from the console page (its token is missing or stale). Reload the console and try again.</p>',
+    );
   }
   const settle = /^\/console\/payments\/([^/]+)\/settle$/.exec(path);
   if (settle) return settleAction(c, decode(settle[1]!), form);
@@ -84,7 +88,12 @@ async function settleAction(c: ConsoleContext, trx: string, form: URLSearchParam
   const reason = form.get('reason') ?? 'PAYMENT_DECLINED';
   if (outcome === 'failed' && !(reason in FAILURE_REASONS)) return badRequest(c, `Unknown failure reason ${reason}.`);
   if (row.status !== 'pending') return badRequest(c, `Payment ${trx} is already ${row.status}; only a pending payment can be settled.`);
-  settlePayment(c.ctx, trx, outcome, outcome === 'success' ? {} : { reason, message: FAILURE_REASONS[reason as keyof typeof FAILURE_REASONS] });
+  settlePayment(
+    c.ctx,
+    trx,
+    outcome,
+    outcome === 'success' ? {} : { reason, message: FAILURE_REASONS[reason as keyof typeof FAILURE_REASONS] },
+  );
   await c.settle();
   return redirect(`${c.base}/console/payments/${encodeURIComponent(trx)}`);
 }
@@ -136,12 +145,16 @@ function home(c: ConsoleContext): string {
   const merchant = c.ctx.state.merchants[0];
   return `<header><h1>Sandbox console</h1><p class="muted">Business Payments API (simulated) · API at <code>${html(c.base)}/api/v1</code> ·
 <a href="${html(c.base)}/api/v1/openapi.json">openapi.json</a></p></header>
-${merchant ? `<details><summary>Sandbox credentials</summary><dl class="kv">
+${
+  merchant
+    ? `<details><summary>Sandbox credentials</summary><dl class="kv">
 <dt>Merchant key</dt><dd><code>${html(merchant.credentials.sandbox.merchantKey)}</code></dd>
 <dt>API key</dt><dd><code>${html(merchant.credentials.sandbox.apiKey)}</code></dd>
 <dt>API secret</dt><dd><code>${html(merchant.credentials.sandbox.apiSecret)}</code></dd>
 <dt>Webhook secret</dt><dd><code>${html(merchant.webhookSecret)}</code></dd></dl>
-<p class="muted">Test credentials of this local sandbox only; production keys are never shown.</p></details>` : ''}
+<p class="muted">Test credentials of this local sandbox only; production keys are never shown.</p></details>`
+    : ''
+}
 <section id="payments"><h2>Payments <span class="muted">(newest ${LIST_LIMIT})</span></h2>
 ${payments.length === 0 ? '<p class="muted">No payments yet: create one through the API (payments.create).</p>' : paymentsTable(c, payments)}
 </section>
@@ -161,7 +174,9 @@ ${pending ? LIVE : ''}`;
 function paymentsTable(c: ConsoleContext, rows: PaymentRow[]): string {
   const body = rows
     .map(
-      (p) => `<tr><td><a href="${html(c.base)}/console/payments/${html(encodeURIComponent(p.trx_id))}">${html(p.trx_id)}</a></td><td>${html(p.merchant_ref)}</td>
+      (
+        p,
+      ) => `<tr><td><a href="${html(c.base)}/console/payments/${html(encodeURIComponent(p.trx_id))}">${html(p.trx_id)}</a></td><td>${html(p.merchant_ref)}</td>
 <td class="num">${html(p.amount)} ${html(p.currency)}</td><td>${badge(p.status)}</td><td>${html(p.payment_mode)}</td><td>${html(p.environment)}</td><td>${html(p.created_at)}</td></tr>`,
     )
     .join('\n');
@@ -201,7 +216,9 @@ function paymentPage(c: ConsoleContext, trx: string): Response {
       ? `<h2>Settle</h2><div class="actions">
 <form method="post" action="${html(c.base)}/console/payments/${html(encodeURIComponent(trx))}/settle">${tokenField(c)}<input type="hidden" name="outcome" value="success"><button class="ok" type="submit">Settle as success</button></form>
 <form method="post" action="${html(c.base)}/console/payments/${html(encodeURIComponent(trx))}/settle">${tokenField(c)}<input type="hidden" name="outcome" value="failed">
-<label>Reason <select name="reason">${Object.keys(FAILURE_REASONS).map((r) => `<option>${html(r)}</option>`).join('')}</select></label>
+<label>Reason <select name="reason">${Object.keys(FAILURE_REASONS)
+          .map((r) => `<option>${html(r)}</option>`)
+          .join('')}</select></label>
 <button class="fail" type="submit">Settle as failed</button></form></div>
 ${p.checkout_url ? `<p><a href="${html(p.checkout_url)}">Open the hosted checkout page</a></p>` : ''}`
       : '';
@@ -222,7 +239,8 @@ function eventPage(c: ConsoleContext, id: string): Response {
   const attempts = c.ctx.state.deliveries.filter((d) => d.eventId === id);
   const rows = attempts
     .map(
-      (d) => `<tr><td class="num">${d.attempt}${d.manual ? ' (resend)' : ''}</td><td>${html(new Date(d.at).toISOString())}</td><td class="url">${html(d.url)}</td><td>${outcome(d)}</td></tr>`,
+      (d) =>
+        `<tr><td class="num">${d.attempt}${d.manual ? ' (resend)' : ''}</td><td>${html(new Date(d.at).toISOString())}</td><td class="url">${html(d.url)}</td><td>${outcome(d)}</td></tr>`,
     )
     .join('\n');
   return page(
@@ -238,7 +256,8 @@ ${e.status === 'pending' ? LIVE : ''}`,
 }
 
 function lastAttempt(c: ConsoleContext, e: MockWebhookEvent): MockDeliveryAttempt | undefined {
-  for (let i = c.ctx.state.deliveries.length - 1; i >= 0; i--) if (c.ctx.state.deliveries[i]!.eventId === e.id) return c.ctx.state.deliveries[i];
+  for (let i = c.ctx.state.deliveries.length - 1; i >= 0; i--)
+    if (c.ctx.state.deliveries[i]!.eventId === e.id) return c.ctx.state.deliveries[i];
   return undefined;
 }
 
@@ -280,7 +299,8 @@ function decode(segment: string): string {
 }
 
 const redirect = (location: string) => new Response(null, { status: 303, headers: { Location: location } });
-const notFound = () => page(404, 'Not found', '<h1>Not found</h1><p>Nothing here (it may have been trimmed from the sandbox\'s bounded stores).</p>');
+const notFound = () =>
+  page(404, 'Not found', "<h1>Not found</h1><p>Nothing here (it may have been trimmed from the sandbox's bounded stores).</p>");
 const badRequest = (c: ConsoleContext, message: string) =>
   page(400, 'Cannot do that', `<h1>Cannot do that</h1><p>${html(message)}</p><p><a href="${html(c.base)}/">Back to the console</a></p>`);
 

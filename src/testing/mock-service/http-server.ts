@@ -12,7 +12,9 @@ function loadHttp(): typeof import('node:http') {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const http = proc?.getBuiltinModule?.('node:http') as typeof import('node:http') | undefined;
   if (!http) {
-    throw new Error('createMockService().listen() needs node:http (Node ≥ 22.3, Deno or Bun); in other runtimes use mock.handle(request) or mock.handlers.');
+    throw new Error(
+      'createMockService().listen() needs node:http (Node ≥ 22.3, Deno or Bun); in other runtimes use mock.handle(request) or mock.handlers.',
+    );
   }
   return http;
 }
@@ -118,7 +120,13 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
         return refuse(res, 405, 'Method Not Allowed', `${method} is not supported by this service.`, { Allow: 'GET, POST' });
       }
       const where = target(req, origin);
-      if (!where) return refuse(res, 400, 'Bad Request', `The request target ${JSON.stringify((req.url ?? '').slice(0, 100))} is not a path or an http(s) URL.`);
+      if (!where)
+        return refuse(
+          res,
+          400,
+          'Bad Request',
+          `The request target ${JSON.stringify((req.url ?? '').slice(0, 100))} is not a path or an http(s) URL.`,
+        );
       const declared = Number(req.headers['content-length'] ?? 0);
       if (declared > maxBody) {
         // Refused from the header alone: not one byte of the body is buffered.
@@ -140,7 +148,11 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
       } catch (error) {
         return refuse(res, 400, 'Bad Request', `The request could not be read: ${error instanceof Error ? error.message : String(error)}.`);
       }
-      const response = await handleWith(request, { rawTarget: where.rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown', rawBody: body });
+      const response = await handleWith(request, {
+        rawTarget: where.rawTarget,
+        clientIp: req.socket.remoteAddress ?? 'unknown',
+        rawBody: body,
+      });
       // json() answers keep their text: written as it is, without reading the stream back.
       const text = RAW_TEXT.get(response);
       const payload = text !== undefined ? Buffer.from(text) : new Uint8Array(await response.arrayBuffer());
@@ -168,7 +180,9 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
   // CONNECT (a proxy tunnel) and protocol upgrades: not this service's business, said plainly.
   const rawRefusal = (socket: import('node:stream').Duplex, status: number, reason: string, message: string) => {
     const body = JSON.stringify({ error: reason, message });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
   server.on('connect', (_req, socket) => rawRefusal(socket, 405, 'Method Not Allowed', 'CONNECT is not supported by this service.'));
   server.on('upgrade', (_req, socket) => rawRefusal(socket, 400, 'Bad Request', 'Protocol upgrades are not supported by this service.'));
@@ -176,8 +190,13 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({ error: status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request', message: `The request could not be parsed (${error.code ?? 'invalid HTTP'}).` });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify({
+      error: status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request',
+      message: `The request could not be parsed (${error.code ?? 'invalid HTTP'}).`,
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

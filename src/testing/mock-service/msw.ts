@@ -9,7 +9,9 @@ function loadMsw(): Msw {
   const proc = (globalThis as { process?: { cwd?: () => string; getBuiltinModule?: (id: string) => unknown } }).process;
   const nodeModule = proc?.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
   if (!nodeModule || !proc?.cwd) {
-    throw new Error('mock.handlers loads msw with require() and needs Node (≥ 22.12); elsewhere use mock.handle(request) in your own handler.');
+    throw new Error(
+      'mock.handlers loads msw with require() and needs Node (≥ 22.12); elsewhere use mock.handle(request) in your own handler.',
+    );
   }
   try {
     return nodeModule.createRequire(`${proc.cwd()}/`)('msw') as Msw;

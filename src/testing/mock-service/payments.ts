@@ -68,11 +68,16 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The request's allow_payment_methods as a list of keywords (errors go to `errors`). */
 function readAllowList(value: unknown, errors: FieldErrors): string[] {
   if (!present(value)) return [];
-  if (typeof value === 'string') return value.split(',').map((k) => k.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
   if (Array.isArray(value)) {
     const out: string[] = [];
     value.forEach((item, i) => {
-      if (typeof item !== 'string' || item.trim() === '') errors.add(`allow_payment_methods.${i}`, `The allow payment methods.${i} must be a non-empty string.`);
+      if (typeof item !== 'string' || item.trim() === '')
+        errors.add(`allow_payment_methods.${i}`, `The allow payment methods.${i} must be a non-empty string.`);
       else out.push(item.trim());
     });
     return out;
@@ -81,7 +86,12 @@ function readAllowList(value: unknown, errors: FieldErrors): string[] {
   return [];
 }
 
-function checkUrl(body: Record<string, unknown>, field: string, errors: FieldErrors, opts: { required: boolean; https: boolean }): string | null {
+function checkUrl(
+  body: Record<string, unknown>,
+  field: string,
+  errors: FieldErrors,
+  opts: { required: boolean; https: boolean },
+): string | null {
   const value = body[field];
   if (!present(value)) {
     if (opts.required) errors.add(field, `The ${attr(field)} field is required.`);
@@ -113,11 +123,13 @@ function checkString(body: Record<string, unknown>, field: string, errors: Field
 }
 
 /** Gateways eligible for `currency` (decision step 5). */
-export function eligibleGateways(merchant: MockMerchant, gateways: MockGateway[], currency: string): { restricted: boolean; list: MockGateway[] } {
+export function eligibleGateways(
+  merchant: MockMerchant,
+  gateways: MockGateway[],
+  currency: string,
+): { restricted: boolean; list: MockGateway[] } {
   const restricted = merchant.selectedGatewayIds.length > 0;
-  const list = gateways.filter(
-    (g) => g.active && g.currency === currency && (!restricted || merchant.selectedGatewayIds.includes(g.id)),
-  );
+  const list = gateways.filter((g) => g.active && g.currency === currency && (!restricted || merchant.selectedGatewayIds.includes(g.id)));
   return { restricted, list };
 }
 
@@ -204,7 +216,11 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
   const wallet = merchant.currencies[currencyCode];
   if (!wallet) {
     const supported = Object.keys(merchant.currencies).join(', ') || 'none';
-    return errorResponse(422, 'Currency is not enabled for this merchant', `${currencyCode} is not in this merchant's supported currencies (${supported}).`);
+    return errorResponse(
+      422,
+      'Currency is not enabled for this merchant',
+      `${currencyCode} is not in this merchant's supported currencies (${supported}).`,
+    );
   }
   if (!wallet.wallet) {
     return errorResponse(
@@ -218,9 +234,7 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
     return errorResponse(
       422,
       'No payment method available',
-      restricted
-        ? `None of the gateways selected on API Config serves ${currencyCode}.`
-        : `No active gateway serves ${currencyCode}.`,
+      restricted ? `None of the gateways selected on API Config serves ${currencyCode}.` : `No active gateway serves ${currencyCode}.`,
     );
   }
   const offered = narrowGateways(eligible, allow);
@@ -431,7 +445,11 @@ export function pushPayment(ctx: Ctx, req: ApiRequest): Response {
   const row = ownPayment(ctx, req, req.params.trx_id!);
   if (!row) return notFound(req.params.trx_id!, req.caller.environment);
   if (row.status !== 'pending') {
-    return errorResponse(422, 'Payment is not pending', `Payment ${row.trx_id} is already ${row.status}; a USSD push applies to a pending payment only.`);
+    return errorResponse(
+      422,
+      'Payment is not pending',
+      `Payment ${row.trx_id} is already ${row.status}; a USSD push applies to a pending payment only.`,
+    );
   }
   const given = req.body.customer_phone;
   const errors = new FieldErrors();

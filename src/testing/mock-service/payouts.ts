@@ -5,7 +5,20 @@
 import type { ApiRequest, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
 import type { MockMerchant } from './types.js';
-import { digits, errorResponse, FieldErrors, isoUtc, json, MAX_AMOUNT, MOBILE, page, pageParams, round2, TOO_LARGE, validationFailed } from './util.js';
+import {
+  digits,
+  errorResponse,
+  FieldErrors,
+  isoUtc,
+  json,
+  MAX_AMOUNT,
+  MOBILE,
+  page,
+  pageParams,
+  round2,
+  TOO_LARGE,
+  validationFailed,
+} from './util.js';
 
 /** Amounts that pick a payout outcome. */
 export const PAYOUT_TEST_AMOUNTS = { inProgress: 12.12, ambiguous: 13.13, failed: 14.14 } as const;
@@ -136,7 +149,13 @@ export function getPayout(ctx: Ctx, req: ApiRequest): Response {
   const id = req.params.id!;
   const row = UUID.test(id) ? (ctx.state.payouts.get(id.toLowerCase()) as PayoutRow | undefined) : undefined;
   if (!row || row.merchant_id !== req.caller.merchant.id || row.environment !== req.caller.environment) {
-    return errorResponse(404, 'Not Found', UUID.test(id) ? `No payout ${id} for this business in the ${req.caller.environment} environment.` : 'Payout ids are UUIDs: no payout has this id.');
+    return errorResponse(
+      404,
+      'Not Found',
+      UUID.test(id)
+        ? `No payout ${id} for this business in the ${req.caller.environment} environment.`
+        : 'Payout ids are UUIDs: no payout has this id.',
+    );
   }
   return json(200, { status: 'success', data: payoutView(row) });
 }

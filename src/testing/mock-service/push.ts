@@ -18,9 +18,19 @@ export function pushOutcome(phone: string): PushOutcome {
     case TEST_PHONE_NUMBERS.insufficientFunds:
       return { result: 'failed', reason: 'INSUFFICIENT_FUNDS', message: 'Customer has insufficient funds.', delayMs: TIMING.pushAnswerMs };
     case TEST_PHONE_NUMBERS.declined:
-      return { result: 'failed', reason: 'PAYMENT_DECLINED', message: 'The customer declined the USSD push.', delayMs: TIMING.pushAnswerMs };
+      return {
+        result: 'failed',
+        reason: 'PAYMENT_DECLINED',
+        message: 'The customer declined the USSD push.',
+        delayMs: TIMING.pushAnswerMs,
+      };
     case TEST_PHONE_NUMBERS.timeout:
-      return { result: 'failed', reason: 'TIMEOUT', message: 'The customer did not answer the USSD push in time.', delayMs: TIMING.pushTimeoutMs };
+      return {
+        result: 'failed',
+        reason: 'TIMEOUT',
+        message: 'The customer did not answer the USSD push in time.',
+        delayMs: TIMING.pushTimeoutMs,
+      };
     default:
       return { result: 'success', reason: null, message: null, delayMs: TIMING.pushAnswerMs };
   }

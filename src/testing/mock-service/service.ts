@@ -154,11 +154,21 @@ export function createMockService(options: MockServiceOptions = {}): MockService
 
     // The root: the web console for a browser, a JSON index for an API client.
     if (path === '/' && method === 'GET' && !/\btext\/html\b/.test(request.headers.get('accept') ?? '')) {
-      return json(200, { service: 'Business Payments API (simulated)', api: `${base}/api/v1`, openapi: `${base}/api/v1/openapi.json`, console: `${base}/` });
+      return json(200, {
+        service: 'Business Payments API (simulated)',
+        api: `${base}/api/v1`,
+        openapi: `${base}/api/v1/openapi.json`,
+        console: `${base}/`,
+      });
     }
     if (isConsolePath(path)) {
       const form = method === 'POST' ? new URLSearchParams(new TextDecoder().decode(rawBody)) : new URLSearchParams();
-      return handleConsole({ ctx, token: consoleToken, base, settle: async () => (autoRun ? scheduler.runDue() : undefined) }, method, path, form);
+      return handleConsole(
+        { ctx, token: consoleToken, base, settle: async () => (autoRun ? scheduler.runDue() : undefined) },
+        method,
+        path,
+        form,
+      );
     }
     // CORS preflight of an API call from a page (the sandbox is a local development server).
     if (method === 'OPTIONS' && path.startsWith('/api/') && request.headers.has('access-control-request-method')) {
@@ -212,7 +222,13 @@ export function createMockService(options: MockServiceOptions = {}): MockService
         429,
         'Too Many Requests',
         `Rate limit of ${ctx.rateLimitPerMinute} requests per minute exceeded; retry after ${limit.retryAfter} s.`,
-        { headers: { 'Retry-After': String(limit.retryAfter), 'X-RateLimit-Limit': String(ctx.rateLimitPerMinute), 'X-RateLimit-Remaining': '0' } },
+        {
+          headers: {
+            'Retry-After': String(limit.retryAfter),
+            'X-RateLimit-Limit': String(ctx.rateLimitPerMinute),
+            'X-RateLimit-Remaining': '0',
+          },
+        },
       );
     }
 
@@ -267,7 +283,11 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     try {
       response = await dispatch(request, via);
     } catch (error) {
-      response = errorResponse(500, 'Internal Server Error', `The simulated service failed: ${error instanceof Error ? error.message : String(error)}`);
+      response = errorResponse(
+        500,
+        'Internal Server Error',
+        `The simulated service failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const at = now();
     try {
@@ -288,7 +308,8 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     capList(state.requests, ctx.limits.requestLog);
     capList(state.events, ctx.limits.events);
     capList(state.deliveries, ctx.limits.events);
-    for (const store of [state.payments, state.payouts, state.plans, state.subscriptions, state.invoices]) capMap(store, ctx.limits.records);
+    for (const store of [state.payments, state.payouts, state.plans, state.subscriptions, state.invoices])
+      capMap(store, ctx.limits.records);
     try {
       options.onRequest?.(entry);
     } catch {
@@ -318,7 +339,11 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     },
     get credentials() {
       const first = state.merchants[0]!;
-      return { sandbox: { ...first.credentials.sandbox }, production: { ...first.credentials.production }, webhookSecret: first.webhookSecret };
+      return {
+        sandbox: { ...first.credentials.sandbox },
+        production: { ...first.credentials.production },
+        webhookSecret: first.webhookSecret,
+      };
     },
     state,
     runDue: () => scheduler.runDue(),
@@ -350,7 +375,10 @@ function allowCors(response: Response): void {
   try {
     if (response.headers.has('Access-Control-Allow-Origin')) return; // a preflight's own answer
     response.headers.set('Access-Control-Allow-Origin', '*');
-    response.headers.set('Access-Control-Expose-Headers', 'Date, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotency-Key, Idempotent-Replayed');
+    response.headers.set(
+      'Access-Control-Expose-Headers',
+      'Date, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotency-Key, Idempotent-Replayed',
+    );
   } catch {
     // immutable headers: leave them
   }

@@ -127,7 +127,7 @@ export function canonicalJson(value: unknown): string {
 
 /** Escapes text for HTML. */
 export function html(text: unknown): string {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `${(text ?? '') as string | number}`.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Plain object check. */

@@ -62,7 +62,9 @@ async function attempt(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSec
   }
   const delay = ctx.scaled(TIMING.webhookRetryMs[delivery.attempt - 1]!);
   event.nextAttemptAt = ctx.now() + delay;
-  ctx.scheduler.after(delay, `webhook ${event.id} attempt ${delivery.attempt + 1}`, () => attempt(ctx, event, delivery.attempt + 1, fallbackSecret));
+  ctx.scheduler.after(delay, `webhook ${event.id} attempt ${delivery.attempt + 1}`, () =>
+    attempt(ctx, event, delivery.attempt + 1, fallbackSecret),
+  );
 }
 
 /** One signed POST of the event; records the attempt, and a 2xx as delivered. */
@@ -73,7 +75,7 @@ async function send(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret
   const timestamp = String(Math.floor(ctx.now() / 1000));
   const signature = await hmacHex(secret, `${timestamp}.${event.body}`);
   const at = ctx.now();
-  let status: number | null = null;
+  let status: number | null;
   let error: string | undefined;
   try {
     const response = await ctx.fetch(url, {
@@ -110,7 +112,8 @@ async function send(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret
 
 // The innermost reason a fetch failed: ECONNREFUSED, a timeout, a bad URL.
 function connectionError(cause: unknown): string {
-  if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) return `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError'))
+    return `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
   let at: unknown = cause;
   let text = 'connection failed';
   for (let depth = 0; at && depth < 4; depth++, at = (at as { cause?: unknown }).cause) {
