@@ -8,7 +8,7 @@
 //   node scripts/runtimes.mjs --only node20,workerd --verbose   (each check's result too)
 //
 // The runtimes (Node 20.19 and 22.12, Deno, Bun, workerd) are pinned in
-// test/runtimes/package.json and installed there on first use (npm ci), not by the root
+// test/runtimes/package.json and installed there on first use, not by the root
 // `npm ci`. Node 24 is the one running this script; Chromium is Debian's /usr/bin/chromium.
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -25,8 +25,10 @@ const flag = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : und
 const only = flag('--only')?.split(',');
 const started = performance.now();
 
-// 1. Runtimes, pinned in their own lockfile.
-if (!existsSync(bin('deno'))) run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: matrixDir });
+// 1. Runtimes, pinned (exact versions and their own lockfile). `npm install`, not `npm ci`:
+// the registry holds only some platforms' optional binaries (@deno/*), so a lockfile made on
+// one platform never satisfies `npm ci`'s sync check; install still follows the lock.
+if (!existsSync(bin('deno'))) run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: matrixDir });
 
 // 2. The tarball, installed into a fresh project as a user would.
 const work = mkdtempSync(join(tmpdir(), 'bp-matrix-'));

@@ -15,8 +15,8 @@ import type { WebhookEvent } from 'business-payments/webhooks';
 import { ConfigurationError } from '../../src/index.js';
 import { createApp } from '../../examples/express-webhook/server.js';
 import { createWebhookServer } from '../../examples/node-http-webhook/server.js';
-import * as nextRoute from '../../examples/nextjs-webhook/app/api/webhooks/payments/route.js';
-import { queuedEvents } from '../../examples/nextjs-webhook/lib/webhook-events.js';
+import * as nextRoute from '../../examples/nextjs/app/api/webhooks/payments/route.js';
+import { queuedEvents } from '../../examples/nextjs/lib/webhook-events.js';
 import edgeWorker, { type ExecutionContext } from '../../examples/edge-webhook/handler.js';
 
 // The examples import the package by name, as an application would. `business-payments`
