@@ -1,7 +1,8 @@
-// Drives the four webhook examples for real: the Express and node:http servers on
+// Drives the webhook examples for real: the Express and node:http servers on
 // 127.0.0.1 port 0 with real HTTP deliveries, the Next.js route and the fetch-style
 // handler with Fetch Requests, and the fetch-style handler once more bundled and run in an
-// edge runtime (no `process`, so the verifier takes the WebCrypto path).
+// edge runtime (no `process`, so the verifier takes the WebCrypto path). The Lambda handler gets
+// the sandbox's own deliveries through a stand-in for API Gateway (base64 bodies).
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,9 @@ import { createWebhookServer } from '../../examples/node-http-webhook/server.js'
 import * as nextRoute from '../../examples/nextjs/app/api/webhooks/payments/route.js';
 import { queuedEvents } from '../../examples/nextjs/lib/webhook-events.js';
 import edgeWorker, { type ExecutionContext } from '../../examples/edge-webhook/handler.js';
+import { handler as lambdaHandler, received as lambdaReceived, type LambdaHttpEvent } from '../../examples/lambda-webhook/handler.js';
+import { createMockService } from '../../src/testing.js';
+import { PaymentsClient } from '../../src/index.js';
 
 // The examples import the package by name, as an application would. `business-payments`
 // resolves to its own exports map (dist/, absent until a build), so point the two entry
@@ -309,6 +313,52 @@ function fakeContext() {
   const ctx: ExecutionContext = { waitUntil: (promise) => void pending.push(promise) };
   return { ctx, pending, settle: () => Promise.all(pending) };
 }
+
+describe('AWS Lambda handler example, delivered to by the sandbox', () => {
+  // API Gateway in front of the handler: the sandbox's delivery becomes a Lambda event with a
+  // base64 body and lower-cased headers, the handler's result becomes the HTTP answer.
+  async function viaApiGateway(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    const event: LambdaHttpEvent = { body: Buffer.from(String(init?.body ?? '')).toString('base64'), isBase64Encoded: true, headers };
+    const result = await lambdaHandler(event);
+    return new Response(result.body, { status: result.statusCode, headers: result.headers });
+  }
+
+  test('a payment settled in the sandbox reaches the handler base64-encoded, verified once; a tampered one is refused', async () => {
+    const mock = createMockService({ fetch: viaApiGateway as typeof fetch });
+    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', mock.credentials.webhookSecret);
+    const client = new PaymentsClient({
+      ...mock.credentials.sandbox,
+      environment: 'sandbox',
+      baseUrl: 'https://sandbox.business-payments.test',
+      fetch: (input, init) => mock.handle(new Request(input, init)),
+    });
+    const payment = await client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: 'lambda-1',
+      ipn_url: 'https://abc.lambda-url.eu-west-1.on.aws/',
+    });
+    await mock.completeCheckout(payment.trx_id, 'success');
+    expect(mock.state.deliveries.map((d) => d.status)).toEqual([200]);
+    const event = lambdaReceived.at(-1)!;
+    expect(event).toMatchObject({ type: 'payment.completed', data: { trx_id: payment.trx_id } });
+
+    // The same delivery again is a duplicate; a changed body is 401; the undecoded body gets the hint.
+    const delivered = mock.state.events.at(-1)!;
+    const headers: Record<string, string> = {};
+    const signed = await signWebhook({ payload: delivered.body, secret: mock.credentials.webhookSecret });
+    for (const [name, value] of Object.entries(signed.headers)) headers[name.toLowerCase()] = value;
+    const again = await lambdaHandler({ body: Buffer.from(delivered.body).toString('base64'), isBase64Encoded: true, headers });
+    expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: true });
+    const changed = await lambdaHandler({ body: delivered.body.replace('"lambda-1"', '"lambda-2"'), headers });
+    expect(changed.statusCode).toBe(401);
+    const undecoded = await lambdaHandler({ body: Buffer.from(delivered.body).toString('base64'), isBase64Encoded: false, headers });
+    expect(JSON.parse(undecoded.body).message).toContain('looks base64-encoded: decode it first');
+    await mock.close();
+  });
+});
 
 describe('fetch-style edge handler example', () => {
   const env = { BUSINESS_PAYMENTS_WEBHOOK_SECRET: SECRET };
