@@ -106,6 +106,27 @@ describe.each(serverExamples)('%s example', (_name, make) => {
     return { url: `${base}/webhooks/payments`, queued };
   }
 
+  test('the sandbox delivers a settled payment to it over a real socket: 200, queued once', async () => {
+    const mock = createMockService();
+    const server = await mock.listen({ port: 0 });
+    try {
+      const { url, queued } = await start(mock.credentials.webhookSecret);
+      const client = new PaymentsClient({ ...mock.credentials.sandbox, environment: 'sandbox', baseUrl: server.url });
+      const payment = await client.payments.create({
+        payment_amount: 25,
+        currency_code: 'USD',
+        ref_trx: 'example-sandbox-1',
+        ipn_url: url,
+      });
+      await mock.completeCheckout(payment.trx_id, 'success');
+      expect(mock.state.deliveries.map((d) => [d.url, d.status])).toEqual([[url, 200]]);
+      expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ type: 'payment.completed', data: { trx_id: payment.trx_id } });
+    } finally {
+      await mock.close();
+    }
+  });
+
   test('a valid delivery is answered 200 and queued once, exactly as sent', async () => {
     const { url, queued } = await start();
     const event = paymentEvent();
