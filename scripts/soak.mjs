@@ -8,7 +8,9 @@
 //
 // Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64), SOAK_TRACE=1 (heap
 // spaces every 10k requests), SOAK_CHILD_FLAGS (node flags of the sandbox process, e.g.
-// --max-semi-space-size=16: V8 grows its young generation to 128 MB under this load).
+// --max-semi-space-size=16: V8 grows its young generation to 128 MB under this load),
+// SOAK_LIMITS (the service's `limits` as JSON, e.g. '{"records":1000}'; the soak then reads
+// payments that were trimmed, so expect 404s).
 // The mix per 10 calls: 1 payments.create, 3 payments.verify, 2 payments.retrieve,
 // 2 balance.retrieve, 1 siteInfo.retrieve, 1 payments.list (limit 10).
 import { fork } from 'node:child_process';
@@ -18,7 +20,10 @@ const CHILD = 'SOAK_SANDBOX';
 
 if (process.env[CHILD]) {
   const { createMockService } = await import('../dist/testing.js');
-  const mock = createMockService({ rateLimitPerMinute: 1_000_000_000 });
+  const mock = createMockService({
+    rateLimitPerMinute: 1_000_000_000,
+    ...(process.env.SOAK_LIMITS ? { limits: JSON.parse(process.env.SOAK_LIMITS) } : {}),
+  });
   const server = await mock.listen({ port: 0 });
   process.on('message', async (m) => {
     if (m === 'rss') {
@@ -153,7 +158,10 @@ async function main() {
   const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
   console.log(`soak: ${total} requests at concurrency ${concurrency} in ${seconds.toFixed(1)} s (node ${process.version})`);
   console.log(`requests/s ${(total / seconds).toFixed(0)}   p50 ${pct(0.5)} ms   p99 ${pct(0.99)} ms   errors ${errorCount}`);
-  for (const [key, count] of errors) console.log(`  ${count} × ${key}`);
+  // The ten commonest errors (a broken run can have thousands of distinct ones).
+  const commonest = [...errors].sort((a, b) => b[1] - a[1]);
+  for (const [key, count] of commonest.slice(0, 10)) console.log(`  ${count} × ${key}`);
+  if (commonest.length > 10) console.log(`  … and ${commonest.length - 10} other distinct errors`);
   console.log(
     `sandbox RSS: start ${mb(rss.start)} MB, 10k ${mb(rss['10k'] ?? rss.start)} MB, middle ${mb(rss.middle ?? rss.start)} MB, end ${mb(rss.end)} MB`,
   );

@@ -8,9 +8,11 @@ import { TIMING } from './defaults.js';
 import { canonicalJson, errorResponse, validationFailed } from './util.js';
 
 interface Entry {
-  fingerprint: string;
+  /** A 53-bit hash of the canonical request body (the whole text costs memory per key). */
+  fingerprint: number;
   createdAt: number;
-  done: Promise<void>;
+  /** Settles when the first request is answered; dropped then (it is kept for every key). */
+  done?: Promise<void> | undefined;
   response?: { status: number; body: string; contentType: string };
 }
 
@@ -42,7 +44,7 @@ export class IdempotencyStore {
     }
     this.#purge(ctx.now());
     const storeKey = JSON.stringify([scope.merchantId, scope.environment, scope.method, scope.path, key]);
-    const fingerprint = canonicalJson(scope.body);
+    const fingerprint = hash53(canonicalJson(scope.body));
 
     let entry = this.#entries.get(storeKey);
     while (entry && !entry.response) {
@@ -84,6 +86,7 @@ export class IdempotencyStore {
       throw error;
     } finally {
       finish();
+      fresh.done = undefined;
     }
   }
 
@@ -94,4 +97,19 @@ export class IdempotencyStore {
       if (entry.response) this.#entries.delete(key);
     }
   }
+}
+
+// cyrb53: a fast 53-bit string hash. A collision (about 1 in 2^53 per pair) would replay an
+// answer for a different body; acceptable in a simulation, and it keeps each key small.
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
