@@ -57,6 +57,11 @@ export interface Walk {
 export async function consoleWalkthrough({ browser, sandboxUrl, createPayment, onStep = async () => {} }: Walk): Promise<string> {
   const hooks = await webhookEndpoint([500, 200]);
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // The console's CSP must let its own live-reload script run: any violation fails the walk.
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
   try {
     const trx = await createPayment(hooks.url);
     await page.goto(`${sandboxUrl}/`);
@@ -89,6 +94,7 @@ export async function consoleWalkthrough({ browser, sandboxUrl, createPayment, o
     await page.getByText('HTTP 200').waitFor();
     await onStep('event-delivered', page);
     if (hooks.received.length !== 2) throw new Error(`the endpoint got ${hooks.received.length} deliveries, expected 2`);
+    if (violations.length) throw new Error(`CSP violations: ${violations.join('; ')}`);
     return trx;
   } finally {
     await page.close();

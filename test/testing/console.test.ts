@@ -1,6 +1,8 @@
 // The sandbox's web console, through mock.handle (the Chromium walk-through is in
 // test/browser/console.browser.test.ts): pages, actions, the form token, escaping, CORS.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { LIVE_HASH, LIVE_SCRIPT } from '../../src/testing/mock-service/console.js';
 import { BASE, hostedBody, setup } from './mock-service.support.js';
 
 const HTML = { Accept: 'text/html,application/xhtml+xml' };
@@ -133,6 +135,27 @@ describe('sandbox web console', () => {
     expect(mock.state.payments.get(trx)).toMatchObject({ status: 'pending' });
     // The console sends no CORS headers, so a page elsewhere cannot read the token either.
     expect((await get(mock, '/')).headers.get('access-control-allow-origin')).toBeNull();
+    // And a form posted from another site is refused even with the right token.
+    const token = await tokenOf(mock);
+    const crossSite = await mock.handle(
+      new Request(`${BASE}/console/payments/${trx}/settle`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' },
+        body: new URLSearchParams({ token, outcome: 'success' }).toString(),
+      }),
+    );
+    expect(crossSite.status).toBe(403);
+    expect(mock.state.payments.get(trx)).toMatchObject({ status: 'pending' });
+  });
+
+  it('allows only its own inline script (CSP hash), and no framing', async () => {
+    const { mock, call } = setup();
+    await call('POST', '/api/v1/payments', hostedBody());
+    const page = await get(mock, '/');
+    expect(createHash('sha256').update(LIVE_SCRIPT).digest('base64')).toBe(LIVE_HASH);
+    expect(page.text).toContain(`<script>${LIVE_SCRIPT}</script>`);
+    expect(page.headers.get('content-security-policy')).toContain(`script-src 'sha256-${LIVE_HASH}'`);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   it('escapes whatever came through the API', async () => {

@@ -44,6 +44,8 @@ export interface ConsoleContext {
   token: string;
   /** Public base of the service as the browser reached it (origin plus base path). */
   base: string;
+  /** The request's Origin header, if it sent one (browsers do on every form post). */
+  origin: string | null;
   /** Runs due jobs when the service runs its own clock (so a resend's effects show at once). */
   settle: () => Promise<void>;
 }
@@ -64,8 +66,10 @@ export async function handleConsole(c: ConsoleContext, method: string, path: str
     return notFound();
   }
   if (method !== 'POST') return page(405, 'Method not allowed', '<h1>Method not allowed</h1>', { Allow: 'GET, POST' });
+  // A form posted from another site carries that site's Origin: refused even before the token.
   // Compared in constant time: the token is the console's only credential.
-  if (!safeEqual(form.get('token') ?? '', c.token)) {
+  const crossSite = c.origin !== null && c.origin !== new URL(c.base).origin;
+  if (crossSite || !safeEqual(form.get('token') ?? '', c.token)) {
     return page(
       403,
       'Refused',
@@ -280,7 +284,11 @@ function badge(status: string): string {
 const tokenField = (c: ConsoleContext) => `<input type="hidden" name="token" value="${html(c.token)}">`;
 
 // Reloads while something is pending, unless the developer is typing in a form.
-const LIVE = `<script>setInterval(function(){var a=document.activeElement;if(document.visibilityState==='visible'&&!(a&&/INPUT|SELECT|TEXTAREA/.test(a.tagName)))location.reload()},2000)</script>`;
+/** The live-reload script, and its SHA-256 for the CSP (a test checks the two agree). */
+export const LIVE_SCRIPT =
+  "setInterval(function(){var a=document.activeElement;if(document.visibilityState==='visible'&&!(a&&/INPUT|SELECT|TEXTAREA/.test(a.tagName)))location.reload()},2000)";
+export const LIVE_HASH = 'AR1wlkTTOJ1ktDAh65aiYILqWTp7Z8HccVXuMhzg8ig=';
+const LIVE = `<script>${LIVE_SCRIPT}</script>`;
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -319,9 +327,16 @@ button{font-size:.95rem;padding:.4rem 1rem;border-radius:6px;border:1px solid #c
 button.ok{background:#1a7f37;color:#fff;border-color:#1a7f37}button.fail{background:#b42318;color:#fff;border-color:#b42318}
 pre{background:#f6f8fa;padding:1rem;border-radius:6px;overflow:auto}code{font-size:.9em}</style></head>
 <body>${body}</body></html>`;
-  // Never cached (it shows live state) and never framed (a click-jacked Settle is still a click).
+  // Never cached (it shows live state) and never framed (a click-jacked Settle is still a click);
+  // no script but the page's own inline one, no request to any other origin.
   return new Response(status === 303 ? null : doc, {
     status,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', ...headers },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy': `default-src 'self'; script-src 'sha256-${LIVE_HASH}'; style-src 'unsafe-inline'; frame-ancestors 'none'`,
+      ...headers,
+    },
   });
 }

@@ -164,7 +164,13 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     if (isConsolePath(path)) {
       const form = method === 'POST' ? new URLSearchParams(new TextDecoder().decode(rawBody)) : new URLSearchParams();
       return handleConsole(
-        { ctx, token: consoleToken, base, settle: async () => (autoRun ? scheduler.runDue() : undefined) },
+        {
+          ctx,
+          token: consoleToken,
+          base,
+          origin: request.headers.get('origin'),
+          settle: async () => (autoRun ? scheduler.runDue() : undefined),
+        },
         method,
         path,
         form,
