@@ -129,11 +129,11 @@ function startLog(
     const { deliveries } = mock.state;
     const from = lastDelivery ? deliveries.lastIndexOf(lastDelivery) + 1 : 0;
     for (const delivery of deliveries.slice(from)) {
-      const { eventId, type, url, attempt, status, at } = delivery;
+      const { eventId, type, url, attempt, status, at, error, manual } = delivery;
       io.stdout.write(
         json
-          ? `${JSON.stringify({ kind: 'webhook', eventId, type, url, attempt, status, at })}\n`
-          : `${clock(at)}  webhook ${type} ${eventId} -> ${url} ${status ?? 'network error'} (attempt ${attempt})\n`,
+          ? `${JSON.stringify({ kind: 'webhook', eventId, type, url, attempt, status, at, ...(error ? { error } : {}), ...(manual ? { manual } : {}) })}\n`
+          : `${clock(at)}  webhook ${type} ${eventId} -> ${url} ${status ?? `no answer (${error ?? 'network error'})`} (attempt ${attempt}${manual ? ', resend' : ''})\n`,
       );
       lastDelivery = delivery;
     }

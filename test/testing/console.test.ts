@@ -148,6 +148,17 @@ describe('sandbox web console', () => {
     expect(mock.state.payments.get(trx)).toMatchObject({ status: 'pending' });
   });
 
+  it('keeps page views out of the request log (a pending page reloads itself), but logs actions', async () => {
+    const { mock, call } = setup();
+    const trx = (await call('POST', '/api/v1/payments', hostedBody())).body.trx_id as string;
+    const before = mock.state.requests.length;
+    await get(mock, '/');
+    await get(mock, `/console/payments/${trx}`);
+    expect(mock.state.requests).toHaveLength(before);
+    await post(mock, `/console/payments/${trx}/settle`, { token: await tokenOf(mock), outcome: 'success' });
+    expect(mock.state.requests.at(-1)).toMatchObject({ method: 'POST', path: `/console/payments/${trx}/settle`, status: 303 });
+  });
+
   it('allows only its own inline script (CSP hash), and no framing', async () => {
     const { mock, call } = setup();
     await call('POST', '/api/v1/payments', hostedBody());

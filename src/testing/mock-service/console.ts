@@ -50,6 +50,9 @@ export interface ConsoleContext {
   settle: () => Promise<void>;
 }
 
+/** Console page views: answered, but kept out of the request log (a pending page reloads every 2 s). */
+export const PAGE_VIEWS = new WeakSet<Response>();
+
 /** True for paths the console answers. */
 export function isConsolePath(path: string): boolean {
   return path === '/' || path === '/console' || path.startsWith('/console/');
@@ -58,12 +61,9 @@ export function isConsolePath(path: string): boolean {
 /** Answers a console request, or a 404/405 page. `form` is the parsed body of a POST. */
 export async function handleConsole(c: ConsoleContext, method: string, path: string, form: URLSearchParams): Promise<Response> {
   if (method === 'GET' || method === 'HEAD') {
-    if (path === '/' || path === '/console' || path === '/console/') return page(200, 'Sandbox console', home(c));
-    const payment = /^\/console\/payments\/([^/]+)$/.exec(path);
-    if (payment) return paymentPage(c, decode(payment[1]!));
-    const event = /^\/console\/events\/([^/]+)$/.exec(path);
-    if (event) return eventPage(c, decode(event[1]!));
-    return notFound();
+    const view = pageView(c, path);
+    PAGE_VIEWS.add(view);
+    return view;
   }
   if (method !== 'POST') return page(405, 'Method not allowed', '<h1>Method not allowed</h1>', { Allow: 'GET, POST' });
   // A form posted from another site carries that site's Origin: refused even before the token.
@@ -81,6 +81,15 @@ export async function handleConsole(c: ConsoleContext, method: string, path: str
   const resend = /^\/console\/events\/([^/]+)\/resend$/.exec(path);
   if (resend) return resendAction(c, decode(resend[1]!));
   if (path === '/console/events/test') return testEventAction(c, form);
+  return notFound();
+}
+
+function pageView(c: ConsoleContext, path: string): Response {
+  if (path === '/' || path === '/console' || path === '/console/') return page(200, 'Sandbox console', home(c));
+  const payment = /^\/console\/payments\/([^/]+)$/.exec(path);
+  if (payment) return paymentPage(c, decode(payment[1]!));
+  const event = /^\/console\/events\/([^/]+)$/.exec(path);
+  if (event) return eventPage(c, decode(event[1]!));
   return notFound();
 }
 

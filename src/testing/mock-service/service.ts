@@ -18,7 +18,7 @@ import { createPayout, getPayout, listPayouts, previewPayout } from './payouts.j
 import { Scheduler } from './scheduler.js';
 import type { MockRequestLogEntry, MockServer, MockService, MockServiceOptions, MockState } from './types.js';
 import { capList, capMap, errorResponse, isObject, json, randomHex, RAW_TEXT } from './util.js';
-import { handleConsole, isConsolePath } from './console.js';
+import { handleConsole, isConsolePath, PAGE_VIEWS } from './console.js';
 import { emitEvent } from './webhooks.js';
 
 type Handler = (ctx: Ctx, req: ApiRequest) => Response | Promise<Response>;
@@ -307,6 +307,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       path = url.pathname + url.search;
     }
     if (path.includes('/api/')) allowCors(response);
+    if (PAGE_VIEWS.has(response)) return response; // a console page view: not an API request
     const entry: MockRequestLogEntry = { method: request.method.toUpperCase(), path, status: response.status, at };
     if (response.status >= 400) entry.reason = reasonOf(response);
     state.requests.push(entry);
