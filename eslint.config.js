@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'docs/api/**', 'coverage/**', '**/node_modules/**', 'examples/**/.next/**', 'test/runtimes/.cache/**'] },
+  { ignores: ['dist/**', 'docs/api/**', 'coverage/**', '**/node_modules/**', 'examples/**/.next/**', '.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

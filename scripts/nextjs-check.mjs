@@ -10,6 +10,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Debian's chromium and the flags every browser check here uses (one place: the console test's).
+import { LAUNCH } from '../test/browser/console-flow.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = performance.now();
@@ -89,17 +91,7 @@ process.exit(lines.length > 0 && lines.every(Boolean) ? 0 : 1);
 // Pay through the page's server action in a real browser, then on the sandbox's checkout.
 async function serverAction() {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch(LAUNCH);
   try {
     const page = await browser.newPage();
     await page.goto(`${shop}/`);

@@ -8,18 +8,22 @@
 //   node scripts/runtimes.mjs --only node20,workerd --verbose   (each check's result too)
 //
 // The runtimes (Node 20.19 and 22.12, Deno, Bun, workerd) are pinned in
-// test/runtimes/package.json and installed there on first use, not by the root
+// test/runtimes/package.json and installed into .cache/runtimes on first use, not by the root
 // `npm ci`. Node 24 is the one running this script; Chromium is Debian's /usr/bin/chromium.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Debian's chromium and the flags every browser check here uses (one place: the console test's).
+import { LAUNCH } from '../test/browser/console-flow.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const matrixDir = join(root, 'test/runtimes');
-const bin = (name) => join(matrixDir, 'node_modules/.bin', name);
+// Installed outside test/ (a node_modules there would be walked by every tool that reads tests).
+const installDir = join(root, '.cache/runtimes');
+const bin = (name) => join(installDir, 'node_modules/.bin', name);
 const argv = process.argv.slice(2);
 const flag = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const only = flag('--only')?.split(',');
@@ -28,7 +32,14 @@ const started = performance.now();
 // 1. Runtimes, pinned (exact versions and their own lockfile). `npm install`, not `npm ci`:
 // the registry holds only some platforms' optional binaries (@deno/*), so a lockfile made on
 // one platform never satisfies `npm ci`'s sync check; install still follows the lock.
-if (!existsSync(bin('deno'))) run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: matrixDir });
+if (
+  !existsSync(bin('deno')) ||
+  readFileSync(join(installDir, 'package.json'), 'utf8') !== readFileSync(join(matrixDir, 'package.json'), 'utf8')
+) {
+  mkdirSync(installDir, { recursive: true });
+  for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(matrixDir, file), join(installDir, file));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: installDir });
+}
 
 // 2. The tarball, installed into a fresh project as a user would.
 const work = mkdtempSync(join(tmpdir(), 'bp-matrix-'));
@@ -101,16 +112,16 @@ const nodeAt = (path) => async () => {
 };
 const RUNTIMES = {
   node20: {
-    label: () => `node ${version_(join(matrixDir, 'node_modules/node20/bin/node'))}`,
-    run: nodeAt(join(matrixDir, 'node_modules/node20/bin/node')),
+    label: () => `node ${version_(join(installDir, 'node_modules/node20/bin/node'))}`,
+    run: nodeAt(join(installDir, 'node_modules/node20/bin/node')),
   },
   'node22.0': {
-    label: () => `node ${version_(join(matrixDir, 'node_modules/node22-0/bin/node'))}`,
-    run: nodeAt(join(matrixDir, 'node_modules/node22-0/bin/node')),
+    label: () => `node ${version_(join(installDir, 'node_modules/node22-0/bin/node'))}`,
+    run: nodeAt(join(installDir, 'node_modules/node22-0/bin/node')),
   },
   node22: {
-    label: () => `node ${version_(join(matrixDir, 'node_modules/node22/bin/node'))}`,
-    run: nodeAt(join(matrixDir, 'node_modules/node22/bin/node')),
+    label: () => `node ${version_(join(installDir, 'node_modules/node22/bin/node'))}`,
+    run: nodeAt(join(installDir, 'node_modules/node22/bin/node')),
   },
   node24: { label: () => `node ${process.versions.node}`, run: nodeAt(process.execPath) },
   deno: {
@@ -133,7 +144,7 @@ const RUNTIMES = {
   workerd: {
     label: () => `workerd ${execFileSync(bin('workerd'), ['--version'], { encoding: 'utf8' }).trim().replace('workerd ', '')} (miniflare)`,
     run: async () => {
-      const { Miniflare } = await import(join(matrixDir, 'node_modules/miniflare/dist/src/index.js'));
+      const { Miniflare } = await import(join(installDir, 'node_modules/miniflare/dist/src/index.js'));
       // The newest date the registry's workerd accepts.
       const mf = new Miniflare({
         modules: true,
@@ -161,17 +172,7 @@ const RUNTIMES = {
       });
       await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
       const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      const browser = await chromium.launch(LAUNCH);
       try {
         const page = await browser.newPage();
         const errors = [];
