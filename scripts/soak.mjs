@@ -172,7 +172,10 @@ async function main() {
   console.log(
     `sandbox after a full GC at the end: heap used ${mb(end.heapUsed)} of ${mb(end.heapTotal)} MB, external ${mb(end.external)} MB (array buffers ${mb(end.arrayBuffers)} MB); stores: request log ${end.requests}, payments ${end.payments}`,
   );
-  if (rested) console.log(`sandbox RSS after ${idleMs / 1000} s idle: ${mb(rested.rss)} MB (heap ${mb(rested.heapUsed)} of ${mb(rested.heapTotal)} MB)`);
+  if (rested)
+    console.log(
+      `sandbox RSS after ${idleMs / 1000} s idle: ${mb(rested.rss)} MB (heap ${mb(rested.heapUsed)} of ${mb(rested.heapTotal)} MB)`,
+    );
   const growth = rss.end - (rss['10k'] ?? rss.start);
   console.log(`RSS growth from the 10k mark to the end: ${mb(growth)} MB (limit 30 MB)`);
   process.exit(errorCount === 0 && growth < 30 * 1024 * 1024 ? 0 : 1);
