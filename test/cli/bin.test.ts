@@ -6,12 +6,14 @@ import { tmpdir } from 'node:os';
 import { isBuiltin } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, inject, test } from 'vitest';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
-import { runCli } from './support.js';
+import { packageCopyReady, runCli } from './support.js';
 
 const pkg = { dir: inject('packageCopy') };
 const cli = join(pkg.dir, 'dist', 'cli.js');
+// Built once for the suite by test/global-setup.ts, alongside the other tests.
+beforeAll(() => packageCopyReady(pkg.dir), 180_000);
 // The shebang finds `node` on PATH: put the Node running these tests first.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
