@@ -25,8 +25,9 @@ export default defineConfig([
     platform: 'neutral',
     // ky and zod are bundled in (only the parts used): a cold import then parses one file
     // instead of ky's and zod's ~100 modules (zod's entry alone loads every locale), which
-    // is what serverless functions pay on each cold start. They stay dependencies for the
-    // .d.ts (which names zod/mini's types) and for users who use them directly.
+    // is what serverless functions pay on each cold start. zod stays a dependency for the
+    // .d.ts (which names zod/mini's types); ky is a dev dependency, since nothing outside dist/
+    // loads it and its engines (Node >= 22) would refuse installs on the Node 20 we support.
     noExternal: ['ky', 'zod'],
     splitting: true,
     treeshake: true,

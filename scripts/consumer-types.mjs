@@ -1,7 +1,8 @@
 // The packed tarball's types as a consumer compiles them: installed into a fresh project
 // WITHOUT msw (an optional peer), every entry imported, `tsc` with `skipLibCheck: false`,
 // `strict` and `exactOptionalPropertyTypes`, under moduleResolution node16 (ESM and
-// CommonJS consumers) and bundler. One line per setting; exit 1 on any error.
+// CommonJS consumers) and bundler; then, with msw added, that `setupServer(...mock.handlers)`
+// compiles as msw users write it. One line per setting; exit 1 on any error.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,14 +54,36 @@ const SETTINGS = [
   { name: 'node16, ESM consumer', type: 'module', module: 'node16', moduleResolution: 'node16', file: 'use.mts', head: ESM_HEAD },
   { name: 'node16, CommonJS consumer', type: 'commonjs', module: 'node16', moduleResolution: 'node16', file: 'use.cts', head: CJS_HEAD },
   { name: 'bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler', file: 'use.ts', head: ESM_HEAD },
+  // And a project that has msw: `mock.handlers` (typed loosely so the others compile) goes
+  // into msw's setupServer as msw users write it, with no cast.
+  {
+    name: 'bundler, with msw',
+    label: 'bundler, skipLibCheck false, msw installed: setupServer(...mock.handlers)',
+    type: 'module',
+    module: 'esnext',
+    moduleResolution: 'bundler',
+    file: 'use.ts',
+    source: `import { setupServer } from 'msw/node';\nimport { createMockService } from 'business-payments/testing';\nconst server = setupServer(...createMockService().handlers);\nexport const stop = (): void => server.close();\n`,
+    modules: { msw: join(root, 'node_modules/msw') },
+  },
 ];
 let failed = 0;
 for (const setting of SETTINGS) {
   const dir = join(work, setting.name.replace(/\W+/g, '-'));
   mkdirSync(dir);
-  execFileSync('ln', ['-s', join(app, 'node_modules'), join(dir, 'node_modules')]);
+  if (setting.modules) {
+    // The tarball's install, plus the extra packages (linked: their own dependencies resolve where they live).
+    mkdirSync(join(dir, 'node_modules'));
+    const links = {
+      ...Object.fromEntries(readdirSync(join(app, 'node_modules')).map((name) => [name, join(app, 'node_modules', name)])),
+      ...setting.modules,
+    };
+    for (const [name, target] of Object.entries(links)) execFileSync('ln', ['-s', target, join(dir, 'node_modules', name)]);
+  } else {
+    execFileSync('ln', ['-s', join(app, 'node_modules'), join(dir, 'node_modules')]);
+  }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: setting.type }));
-  writeFileSync(join(dir, setting.file), setting.head + USE);
+  writeFileSync(join(dir, setting.file), setting.source ?? setting.head + USE);
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -83,7 +106,7 @@ for (const setting of SETTINGS) {
   const errors = (result.stdout + result.stderr).trim();
   if (result.status !== 0) failed++;
   console.log(
-    `${result.status === 0 ? '✓' : '✗'} types: ${setting.name}, skipLibCheck false, no msw${result.status === 0 ? '' : `\n${errors.split('\n').slice(0, 10).join('\n')}`}`,
+    `${result.status === 0 ? '✓' : '✗'} types: ${setting.label ?? `${setting.name}, skipLibCheck false, no msw`}${result.status === 0 ? '' : `\n${errors.split('\n').slice(0, 10).join('\n')}`}`,
   );
 }
 process.exit(failed ? 1 : 0);

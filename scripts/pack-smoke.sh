@@ -44,7 +44,9 @@ const { signWebhook } = require('business-payments/testing');
   try { await client.payments.verify('missing'); } catch (e) { status = e instanceof APIError ? e.status : -1; }
   const { body, headers } = await signWebhook({ secret: 'whsec_1', payload: '{"type":"payment.failed"}', type: 'payment.failed' });
   const checked = await verifyWebhookSignature({ payload: Buffer.from(body), headers, secret: 'whsec_1' });
-  console.log('cjs ok', info.site_name, status, checked.eventType);
+  // verifyWebhookSignature names the event header as unsigned (it has no eventType any more).
+  if (checked.unsignedEventHeader !== 'payment.failed' || checked.signed.body.length !== body.length) throw new Error('unexpected ' + JSON.stringify(checked));
+  console.log('cjs ok', info.site_name, status, checked.unsignedEventHeader);
 })().catch((e) => { console.error(e); process.exit(1); });
 JS
 

@@ -1,17 +1,19 @@
 // The built executable (dist/cli.js, package.json "bin"): shebang, exec bit, and the
 // sandbox as a separate process driven by the SDK over a real socket.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isBuiltin } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, inject, test } from 'vitest';
+import { beforeAll, describe, expect, inject, onTestFinished, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
-import { runCli } from './support.js';
+import { packageCopyReady, runCli } from './support.js';
 
 const pkg = { dir: inject('packageCopy') };
 const cli = join(pkg.dir, 'dist', 'cli.js');
+// Built once for the suite by test/global-setup.ts, alongside the other tests.
+beforeAll(() => packageCopyReady(pkg.dir), 180_000);
 // The shebang finds `node` on PATH: put the Node running these tests first.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
@@ -68,6 +70,7 @@ describe('the built bin', () => {
 
   test('verify-webhook keeps WebhookVerificationError and ConfigurationError apart across entries', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bp-bin-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'headers.txt'), 'X-Service-Timestamp: 1\nX-Service-Signature: 00\nX-Service-Event: payment.completed\n');
     writeFileSync(join(dir, 'body.json'), '{}');
     const run = (secret: string) =>

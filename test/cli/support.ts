@@ -1,7 +1,7 @@
 // Helpers of the CLI and demo tests: run `main` in-process with captured output, and
 // build the package where no other build can interfere.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main, type CliIo } from '../../src/cli/index.js';
@@ -35,26 +35,65 @@ export function expectUsageError(run: CliRun, reason: RegExp): void {
   if (run.stdout !== '') throw new Error(`stdout should be empty, got ${JSON.stringify(run.stdout)}`);
 }
 
+const BUILD_RESULT = '.build-result.json';
+
 /**
- * `npm run build` into a private copy of the package (a temp folder with package.json,
- * dist/ and a node_modules link), so that a test run never races with another build of
- * ./dist (a second test run, a manual build). Inside the copy, `business-payments`
- * resolves to its dist/ by self-reference, as in an installed package. Returns the folder
- * and its removal.
+ * Starts `npm run build` (tsup) into a private copy of the package (a temp folder with
+ * package.json, dist/ and a node_modules link), so that a test run never races with another
+ * build of ./dist (a second test run, a manual build). Inside the copy, `business-payments`
+ * resolves to its dist/ by self-reference, as in an installed package. Returns at once, so
+ * the build overlaps the tests that do not need it; {@link packageCopyReady} waits for it.
+ * `stop()` ends a build still running and removes the folder.
  */
-export function buildPackageCopy(): { dir: string; remove(): void } {
+export function startPackageCopy(): { dir: string; stop(): Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), 'business-payments-build-'));
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const remove = () => {
-    unlinkSync(join(dir, 'node_modules')); // the link only, never what it points at
-    rmSync(dir, { recursive: true, force: true });
-  };
   // tsup itself (not `npm run build`, which first empties ./dist): the copy's dist/ is new.
-  const result = spawnSync('npm', ['exec', '--', 'tsup', '--silent', '--out-dir', join(dir, 'dist')], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) {
-    remove();
-    throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
+  // Its own process group, so that stop() ends npm, tsup and esbuild together.
+  const child = spawn('npm', ['exec', '--', 'tsup', '--silent', '--out-dir', join(dir, 'dist')], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const finished = new Promise<void>((resolve) => {
+    const record = (code: number | null, error?: Error) => {
+      // Written whole, then renamed: a reader never sees half a result.
+      writeFileSync(join(dir, `${BUILD_RESULT}.tmp`), JSON.stringify({ code, output: error ? String(error) : output }));
+      renameSync(join(dir, `${BUILD_RESULT}.tmp`), join(dir, BUILD_RESULT));
+      resolve();
+    };
+    child.on('error', (error) => record(-1, error));
+    child.on('close', (code) => record(code));
+  });
+  return {
+    dir,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // Already gone.
+        }
+      }
+      await finished;
+      unlinkSync(join(dir, 'node_modules')); // the link only, never what it points at
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until the copy in `dir` (from {@link startPackageCopy}) is built; throws with tsup's output if the build failed. */
+export async function packageCopyReady(dir: string, timeoutMs = 180_000): Promise<void> {
+  const file = join(dir, BUILD_RESULT);
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`the package build in ${dir} did not finish within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { dir, remove };
+  const { code, output } = JSON.parse(readFileSync(file, 'utf8')) as { code: number | null; output: string };
+  if (code !== 0) throw new Error(`npm run build failed (exit ${code}):\n${output}`);
 }

@@ -3,17 +3,18 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, inject, test } from 'vitest';
-import { root } from '../cli/support.js';
+import { packageCopyReady, root } from '../cli/support.js';
 
 // `npm run demo` is `npm run build && node examples/demo/demo.ts`: the same, in a private
 // copy of the package (built once for the suite by test/global-setup.ts).
 const pkg = { dir: inject('packageCopy') };
 let demo: string;
-beforeAll(() => {
+beforeAll(async () => {
+  await packageCopyReady(pkg.dir);
   demo = join(pkg.dir, 'examples', 'demo', 'demo.ts');
   mkdirSync(join(pkg.dir, 'examples', 'demo'), { recursive: true });
   copyFileSync(join(root, 'examples', 'demo', 'demo.ts'), demo);
-});
+}, 180_000);
 
 test('the demo runs the whole flow on the local sandbox and exits 0', () => {
   const started = Date.now();
