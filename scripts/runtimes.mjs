@@ -115,9 +115,9 @@ const RUNTIMES = {
     label: () => `node ${version_(join(installDir, 'node_modules/node20/bin/node'))}`,
     run: nodeAt(join(installDir, 'node_modules/node20/bin/node')),
   },
-  'node22.0': {
-    label: () => `node ${version_(join(installDir, 'node_modules/node22-0/bin/node'))}`,
-    run: nodeAt(join(installDir, 'node_modules/node22-0/bin/node')),
+  'node22.3': {
+    label: () => `node ${version_(join(installDir, 'node_modules/node22-3/bin/node'))}`,
+    run: nodeAt(join(installDir, 'node_modules/node22-3/bin/node')),
   },
   node22: {
     label: () => `node ${version_(join(installDir, 'node_modules/node22/bin/node'))}`,

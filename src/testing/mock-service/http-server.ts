@@ -13,7 +13,7 @@ function loadHttp(): typeof import('node:http') {
   const http = proc?.getBuiltinModule?.('node:http') as typeof import('node:http') | undefined;
   if (!http) {
     throw new Error(
-      'createMockService().listen() needs node:http (Node ≥ 22.3, Deno or Bun); in other runtimes use mock.handle(request) or mock.handlers.',
+      'createMockService().listen() needs node:http (Node 20.16+ or 22.3+, Deno or Bun); in other runtimes use mock.handle(request) or mock.handlers.',
     );
   }
   return http;
