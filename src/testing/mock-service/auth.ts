@@ -108,19 +108,42 @@ export function availability(merchant: MockMerchant, environment: Environment): 
 }
 
 /** Sliding 60 s window of request times per merchant and client IP. */
+// Each key's times are a queue (an array and the index of its oldest live entry): a hit
+// costs O(1) on average however high the limit is raised (a load test at 1,000 requests/s
+// holds 60,000 times; copying them on every request was 0.5 MB of garbage per request).
 export class RateLimiter {
-  readonly #hits = new Map<string, number[]>();
+  readonly #windows = new Map<string, { times: number[]; head: number }>();
+  #hitsSinceSweep = 0;
 
   /** Counts one request at `now`; refuses it (counting nothing) when the window is full. */
   hit(key: string, now: number, limit: number): { allowed: true; remaining: number } | { allowed: false; retryAfter: number } {
-    const windowStart = now - 60_000;
-    const hits = (this.#hits.get(key) ?? []).filter((t) => t > windowStart);
-    if (hits.length >= limit) {
-      this.#hits.set(key, hits);
-      return { allowed: false, retryAfter: Math.max(1, Math.ceil((hits[0]! + 60_000 - now) / 1000)) };
+    const windowStart = now - WINDOW_MS;
+    if (++this.#hitsSinceSweep >= SWEEP_EVERY) this.#sweep(windowStart);
+    let window = this.#windows.get(key);
+    if (!window) this.#windows.set(key, (window = { times: [], head: 0 }));
+    const { times } = window;
+    while (window.head < times.length && times[window.head]! <= windowStart) window.head++;
+    // The expired prefix is dropped once it is most of the array: each time is moved O(1) times.
+    if (window.head >= 64 && window.head * 2 >= times.length) {
+      times.splice(0, window.head);
+      window.head = 0;
     }
-    hits.push(now);
-    this.#hits.set(key, hits);
-    return { allowed: true, remaining: limit - hits.length };
+    const count = times.length - window.head;
+    if (count >= limit) return { allowed: false, retryAfter: Math.max(1, Math.ceil((times[window.head]! + WINDOW_MS - now) / 1000)) };
+    times.push(now);
+    return { allowed: true, remaining: limit - count - 1 };
+  }
+
+  /** Keys with a request in the window (the others are forgotten, so the map stays bounded). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  #sweep(windowStart: number): void {
+    this.#hitsSinceSweep = 0;
+    for (const [key, { times }] of this.#windows) if ((times.at(-1) ?? -Infinity) <= windowStart) this.#windows.delete(key);
   }
 }
+
+const WINDOW_MS = 60_000;
+const SWEEP_EVERY = 1_000;

@@ -16,7 +16,7 @@ import {
   isoUtc,
   json,
   MAX_AMOUNT,
-  page,
+  newestPage,
   pageParams,
   prefixedId,
   round2,
@@ -243,12 +243,11 @@ export function listInvoices(ctx: Ctx, req: ApiRequest): Response {
     errors.add('subscription', 'The subscription must be a subscription id starting with sub_.');
   }
   if (errors.has()) return validationFailed(errors.map);
-  const rows = [...ctx.state.invoices.values()]
-    .map((r) => r as unknown as InvoiceRow)
-    .filter((r) => r.merchant_id === req.caller.merchant.id && r.environment === req.caller.environment)
-    .filter((r) => !subscription || r.subscription === subscription)
-    .reverse();
-  return json(200, page(rows.map(strip), limit, offset));
+  const { id: merchantId } = req.caller.merchant;
+  const { environment } = req.caller;
+  const keep = (r: InvoiceRow) =>
+    r.merchant_id === merchantId && r.environment === environment && (!subscription || r.subscription === subscription);
+  return json(200, newestPage(ctx.state.invoices.values() as Iterable<InvoiceRow>, keep, strip, limit, offset));
 }
 
 function subscriptionView(sub: SubscriptionRow) {

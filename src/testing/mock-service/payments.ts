@@ -14,7 +14,7 @@ import {
   json,
   MOBILE,
   digits,
-  page,
+  newestPage,
   pageParams,
   round2,
   MAX_AMOUNT,
@@ -424,13 +424,11 @@ export function listPayments(ctx: Ctx, req: ApiRequest): Response {
   }
   if (errors.has()) return validationFailed(errors.map);
   const ref = req.query.get('merchant_ref');
-  const rows = [...ctx.state.payments.values()]
-    .map((r) => r as unknown as PaymentRow)
-    .filter((r) => r.merchant_id === req.caller.merchant.id && r.environment === req.caller.environment)
-    .filter((r) => !status || r.status === status)
-    .filter((r) => !ref || r.merchant_ref === ref)
-    .reverse(); // newest first
-  return json(200, page(rows.map(paymentView), limit, offset));
+  const { id: merchantId } = req.caller.merchant;
+  const { environment } = req.caller;
+  const keep = (r: PaymentRow) =>
+    r.merchant_id === merchantId && r.environment === environment && (!status || r.status === status) && (!ref || r.merchant_ref === ref);
+  return json(200, newestPage(ctx.state.payments.values() as Iterable<PaymentRow>, keep, paymentView, limit, offset));
 }
 
 /** GET /api/v1/payments/{trx_id} */

@@ -13,7 +13,7 @@ import {
   json,
   MAX_AMOUNT,
   MOBILE,
-  page,
+  newestPage,
   pageParams,
   round2,
   TOO_LARGE,
@@ -137,11 +137,10 @@ export function listPayouts(ctx: Ctx, req: ApiRequest): Response {
   const errors = new FieldErrors();
   const { limit, offset } = pageParams(req.query, errors);
   if (errors.has()) return validationFailed(errors.map);
-  const rows = [...ctx.state.payouts.values()]
-    .map((r) => r as unknown as PayoutRow)
-    .filter((r) => r.merchant_id === req.caller.merchant.id && r.environment === req.caller.environment)
-    .reverse();
-  return json(200, page(rows.map(payoutView), limit, offset));
+  const { id: merchantId } = req.caller.merchant;
+  const { environment } = req.caller;
+  const keep = (r: PayoutRow) => r.merchant_id === merchantId && r.environment === environment;
+  return json(200, newestPage(ctx.state.payouts.values() as Iterable<PayoutRow>, keep, payoutView, limit, offset));
 }
 
 /** GET /api/v1/payouts/{id}: a non-UUID id is 404 like an unknown one. */

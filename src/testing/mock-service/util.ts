@@ -170,10 +170,17 @@ export function pageParams(query: URLSearchParams, errors: FieldErrors): { limit
   return { limit: read('limit', 20, 1, 100), offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
 }
 
-/** One page of `items` in the list shape `{ data, total, limit, offset, has_more }`. */
-export function page<T>(items: T[], limit: number, offset: number) {
-  const data = items.slice(offset, offset + limit);
-  return { data, total: items.length, limit, offset, has_more: offset + data.length < items.length };
+/**
+ * One page of `rows` (oldest first, as a store iterates) newest first, in the list shape
+ * `{ data, total, limit, offset, has_more }`, with only the page's
+ * rows passed through `view`: a list call then builds `limit` views, not one per record.
+ */
+export function newestPage<T, U>(rows: Iterable<T>, keep: (row: T) => boolean, view: (row: T) => U, limit: number, offset: number) {
+  const matches: T[] = [];
+  for (const row of rows) if (keep(row)) matches.push(row);
+  const data: U[] = [];
+  for (let i = matches.length - 1 - offset; i >= 0 && data.length < limit; i--) data.push(view(matches[i]!));
+  return { data, total: matches.length, limit, offset, has_more: offset + data.length < matches.length };
 }
 
 /** Keeps the newest `max` items of a list (trimmed in batches, so a push stays O(1) on average). */
