@@ -6,15 +6,20 @@
 //
 //   npm run soak                      builds, then 100,000 requests at 64 in flight
 //
-// Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64), SOAK_TRACE=1 (heap
-// spaces every 10k requests), SOAK_CHILD_FLAGS (node flags of the sandbox process, e.g.
-// --max-semi-space-size=16: V8 grows its young generation to 128 MB under this load),
-// SOAK_LIMITS (the service's `limits` as JSON, e.g. '{"records":1000}'; the soak then reads
-// payments that were trimmed, so expect 404s), SOAK_IDLE_MS (also measure after that long
-// idle: V8 hands its young generation back, 161 -> 30 MB of heap, but the RSS stays).
+// The sandbox is what merchants leave running: `business-payments sandbox --json --port 0
+// --rate-limit 1000000000` (dist/cli.js), its log read and dropped; RSS from /proc (Linux).
+//
+// Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64), SOAK_TARGET=listen
+// (the sandbox is createMockService().listen() in a plain Node child instead, which also
+// reports its heap after a full GC), and for that target: SOAK_TRACE=1 (heap spaces every
+// 10k requests), SOAK_CHILD_FLAGS (node flags of the child, e.g. --max-semi-space-size=4:
+// with V8's defaults the young generation grows to 2 x 64 MB under this load), SOAK_LIMITS
+// (the service's `limits` as JSON, e.g. '{"records":1000}'; the soak then reads payments
+// that were trimmed, so expect 404s), SOAK_IDLE_MS (also measure after that long idle).
 // The mix per 10 calls: 1 payments.create, 3 payments.verify, 2 payments.retrieve,
 // 2 balance.retrieve, 1 siteInfo.retrieve, 1 payments.list (limit 10).
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const CHILD = 'SOAK_SANDBOX';
@@ -69,37 +74,29 @@ if (process.env[CHILD]) {
 async function main() {
   const total = Number(process.env.SOAK_REQUESTS ?? 100_000);
   const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 64);
-  const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--expose-gc', ...(process.env.SOAK_CHILD_FLAGS ?? '').split(' ').filter(Boolean)],
-    env: { ...process.env, [CHILD]: '1' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ask = (message) =>
-    new Promise((resolve) => {
-      child.once('message', resolve);
-      child.send(message);
-    });
-  const { url, credentials } = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
-  });
+  const target = process.env.SOAK_TARGET === 'listen' ? await startListenChild() : await startCliSandbox();
+  const { url, credentials, ask } = target;
 
   const { PaymentsClient } = await import('../dist/index.js');
   const client = new PaymentsClient({ ...credentials, environment: 'sandbox', baseUrl: url, maxRetries: 0 });
   const trxIds = [];
+  let created = 0;
   let n = 0;
   const call = (i) => {
     switch (i % 10) {
       case 0:
-        return client.payments
-          .create({
-            payment_amount: 10 + (i % 90),
-            currency_code: 'USD',
-            ref_trx: `soak-${i}`,
-            success_redirect: 'https://shop.example.com/ok',
-            ipn_url: 'https://shop.example.com/ipn',
-          })
-          .then((p) => trxIds.length < 1000 && trxIds.push(p.trx_id));
+        return (
+          client.payments
+            .create({
+              payment_amount: 10 + (i % 90),
+              currency_code: 'USD',
+              ref_trx: `soak-${i}`,
+              success_redirect: 'https://shop.example.com/ok',
+              ipn_url: 'https://shop.example.com/ipn',
+            })
+            // The newest 1,000 payments are the ones read (older ones may be trimmed from the store).
+            .then((p) => (trxIds[created++ % 1000] = p.trx_id))
+        );
       case 1:
       case 2:
       case 3:
@@ -142,7 +139,7 @@ async function main() {
       if (process.env.SOAK_TRACE && i % 10_000 === 0) {
         const m = await ask('rss');
         console.log(
-          `  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB (anon ${(m.anon / 1048576).toFixed(1)}, file ${(m.file / 1048576).toFixed(1)}), heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`,
+          `  at ${i}: rss ${(m.rss / 1048576).toFixed(1)} MB (anon ${(m.anon / 1048576).toFixed(1)}, file ${(m.file / 1048576).toFixed(1)})${m.heapUsed === undefined ? '' : `, heap ${(m.heapUsed / 1048576).toFixed(1)}/${(m.heapTotal / 1048576).toFixed(1)} MB (${m.spaces})`}`,
         );
       }
     }
@@ -154,7 +151,7 @@ async function main() {
   // Optional: the resting state a while after the load (V8 may hand young-generation pages back).
   const idleMs = Number(process.env.SOAK_IDLE_MS ?? 0);
   const rested = idleMs > 0 ? await new Promise((resolve) => setTimeout(resolve, idleMs)).then(() => ask('rss')) : undefined;
-  child.send('close');
+  target.close();
 
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(2);
@@ -169,14 +166,69 @@ async function main() {
   console.log(
     `sandbox RSS: start ${mb(rss.start)} MB, 10k ${mb(rss['10k'] ?? rss.start)} MB, middle ${mb(rss.middle ?? rss.start)} MB, end ${mb(rss.end)} MB`,
   );
-  console.log(
-    `sandbox after a full GC at the end: heap used ${mb(end.heapUsed)} of ${mb(end.heapTotal)} MB, external ${mb(end.external)} MB (array buffers ${mb(end.arrayBuffers)} MB); stores: request log ${end.requests}, payments ${end.payments}`,
-  );
+  console.log(`sandbox: ${target.name}`);
+  if (end.heapUsed !== undefined)
+    console.log(
+      `sandbox after a full GC at the end: heap used ${mb(end.heapUsed)} of ${mb(end.heapTotal)} MB, external ${mb(end.external)} MB (array buffers ${mb(end.arrayBuffers)} MB); stores: request log ${end.requests}, payments ${end.payments}`,
+    );
   if (rested)
     console.log(
-      `sandbox RSS after ${idleMs / 1000} s idle: ${mb(rested.rss)} MB (heap ${mb(rested.heapUsed)} of ${mb(rested.heapTotal)} MB)`,
+      `sandbox RSS after ${idleMs / 1000} s idle: ${mb(rested.rss)} MB${rested.heapUsed === undefined ? '' : ` (heap ${mb(rested.heapUsed)} of ${mb(rested.heapTotal)} MB)`}`,
     );
   const growth = rss.end - (rss['10k'] ?? rss.start);
   console.log(`RSS growth from the 10k mark to the end: ${mb(growth)} MB (limit 30 MB)`);
   process.exit(errorCount === 0 && growth < 30 * 1024 * 1024 ? 0 : 1);
+}
+
+/** `business-payments sandbox` from dist/cli.js: the credentials from its first line; RSS from /proc. */
+async function startCliSandbox() {
+  const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'sandbox', '--json', '--port', '0', '--rate-limit', '1000000000'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk) => {
+      buffered += chunk;
+      const nl = buffered.indexOf('\n');
+      if (nl === -1) return;
+      child.stdout.off('data', onData);
+      // The request log that follows is read and dropped, as a terminal would scroll it away.
+      child.stdout.on('data', () => {});
+      resolve(JSON.parse(buffered.slice(0, nl)));
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
+  });
+  const { merchantKey, apiKey, apiSecret, baseUrl } = first;
+  return {
+    name: `business-payments sandbox (pid ${child.pid})`,
+    url: baseUrl,
+    credentials: { merchantKey, apiKey, apiSecret },
+    ask: async () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+      return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+    },
+    close: () => child.kill('SIGINT'),
+  };
+}
+
+/** createMockService().listen() in a forked Node child (this file, as SOAK_SANDBOX). */
+async function startListenChild() {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--expose-gc', ...(process.env.SOAK_CHILD_FLAGS ?? '').split(' ').filter(Boolean)],
+    env: { ...process.env, [CHILD]: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ask = (message) =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send(message);
+    });
+  const { url, credentials } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
+  });
+  return { name: 'createMockService().listen() in a Node child', url, credentials, ask, close: () => child.send('close') };
 }

@@ -4,7 +4,7 @@ import { EXIT_FAILURE, EXIT_OK, integer, parseCommandArgs, printHelp, UsageError
 const DEFAULT_PORT = 4010;
 const LOG_INTERVAL_MS = 100;
 
-const usage = `Usage: business-payments sandbox [--port N] [--json] [--time-scale X]
+const usage = `Usage: business-payments sandbox [--port N] [--json] [--time-scale X] [--rate-limit N]
 
 Runs the simulated Business Payments service (createMockService) on 127.0.0.1: every
 route of the API with signature checks, USSD push with fixed test phone numbers, and
@@ -17,6 +17,8 @@ Options:
                       "baseUrl","consoleUrl","environment"}; then one JSON object per logged line
   --time-scale X      multiply simulated delays (push answers, webhook retries);
                       0.01 makes the 3-minute webhook retry take 1.8 s (default 1)
+  --rate-limit N      requests per minute per merchant and IP before 429 (default 120);
+                      raise it for load tests
   -h, --help          show this help
 `;
 
@@ -30,16 +32,22 @@ export const sandbox: Command = {
       port: { type: 'string' },
       json: { type: 'boolean' },
       'time-scale': { type: 'string' },
+      'rate-limit': { type: 'string' },
     });
     if (values.help) return printHelp(io, usage);
     const port = values.port === undefined ? DEFAULT_PORT : integer(values.port, 'port', 0, 65_535);
     const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber(values['time-scale'], 'time-scale');
+    const rateLimit = values['rate-limit'] === undefined ? undefined : integer(values['rate-limit'], 'rate-limit', 1, 1_000_000_000);
     const json = values.json === true;
 
     // The log is made after the banner; requests before it are queued for it.
     const early: MockRequestLogEntry[] = [];
     let onRequest: (entry: MockRequestLogEntry) => void = (entry) => void early.push(entry);
-    const mock = createMockService({ ...(timeScale === undefined ? {} : { timeScale }), onRequest: (entry) => onRequest(entry) });
+    const mock = createMockService({
+      ...(timeScale === undefined ? {} : { timeScale }),
+      ...(rateLimit === undefined ? {} : { rateLimitPerMinute: rateLimit }),
+      onRequest: (entry) => onRequest(entry),
+    });
     let server: { url: string; close(): Promise<void> };
     try {
       server = await mock.listen({ port, host: '127.0.0.1' });
@@ -111,6 +119,8 @@ function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSe
 /** Prints each new request and webhook attempt from the service's state. */
 // Requests come from onRequest (the request log is a bounded ring: indexes into it shift);
 // deliveries are printed after the last one printed, found from the end of their list.
+// Lines go out in one write per tick (100 ms): under load that is a few writes a second,
+// not one per request (each write is a message to the main thread, see bin.ts).
 function startLog(
   mock: MockService,
   io: CliIo,
@@ -119,30 +129,27 @@ function startLog(
   const pending: MockRequestLogEntry[] = [];
   let lastDelivery: MockDeliveryAttempt | undefined;
   const flush = () => {
+    let text = '';
     for (const { method, path, status, at, reason } of pending.splice(0)) {
-      io.stdout.write(
-        json
-          ? `${JSON.stringify({ kind: 'request', method, path, status, at, ...(reason ? { reason } : {}) })}\n`
-          : `${clock(at)}  ${method} ${path} ${status}${reason ? `  ${reason}` : ''}\n`,
-      );
+      text += json
+        ? `${JSON.stringify({ kind: 'request', method, path, status, at, ...(reason ? { reason } : {}) })}\n`
+        : `${clock(at)}  ${method} ${path} ${status}${reason ? `  ${reason}` : ''}\n`;
     }
     const { deliveries } = mock.state;
     const from = lastDelivery ? deliveries.lastIndexOf(lastDelivery) + 1 : 0;
     for (const delivery of deliveries.slice(from)) {
       const { eventId, type, url, attempt, status, at, error, manual } = delivery;
-      io.stdout.write(
-        json
-          ? `${JSON.stringify({ kind: 'webhook', eventId, type, url, attempt, status, at, ...(error ? { error } : {}), ...(manual ? { manual } : {}) })}\n`
-          : `${clock(at)}  webhook ${type} ${eventId} -> ${url} ${status ?? `no answer (${error ?? 'network error'})`} (attempt ${attempt}${manual ? ', resend' : ''})\n`,
-      );
+      text += json
+        ? `${JSON.stringify({ kind: 'webhook', eventId, type, url, attempt, status, at, ...(error ? { error } : {}), ...(manual ? { manual } : {}) })}\n`
+        : `${clock(at)}  webhook ${type} ${eventId} -> ${url} ${status ?? `no answer (${error ?? 'network error'})`} (attempt ${attempt}${manual ? ', resend' : ''})\n`;
       lastDelivery = delivery;
     }
+    if (text) io.stdout.write(text);
   };
   const timer = setInterval(flush, LOG_INTERVAL_MS);
   return {
     onRequest(entry) {
       pending.push(entry);
-      flush();
     },
     flush,
     stop() {

@@ -107,6 +107,19 @@ describe('sandbox', () => {
     await expect(fetch(`http://127.0.0.1:${port}/api/v1/site-info`)).rejects.toThrow();
   });
 
+  test('--rate-limit N: the Nth signed request in a minute is the last one answered; then 429', async () => {
+    const sandbox = startSandbox(['--json', '--port', '0', '--rate-limit', '3']);
+    try {
+      await sandbox.until(() => sandbox.out.stdout.includes('\n'), 'the first line');
+      const config = JSON.parse(sandbox.out.stdout.split('\n')[0]!) as Record<string, string>;
+      const client = clientFor(config.baseUrl!, config as never);
+      for (let i = 0; i < 3; i++) await client.balance.retrieve();
+      await expect(client.balance.retrieve()).rejects.toMatchObject({ name: 'RateLimitError', status: 429 });
+    } finally {
+      expect(await sandbox.stop()).toBe(0);
+    }
+  });
+
   test('--json: the first line is exactly the config object; log lines are JSON too', async () => {
     const sandbox = startSandbox(['--json', '--port', '0']);
     try {
@@ -151,6 +164,9 @@ describe('sandbox', () => {
     [['--time-scale', '0'], /--time-scale must be a number above 0/],
     [['--time-scale', 'fast'], /--time-scale must be a number above 0/],
     [['--time-scale', '-1'], /--time-scale must be a number above 0/],
+    [['--rate-limit', '0'], /--rate-limit must be a whole number from 1 to 1000000000, got '0'/],
+    [['--rate-limit', '-5'], /--rate-limit must be a whole number/],
+    [['--rate-limit', 'lots'], /--rate-limit must be a whole number/],
     [['now'], /Unexpected argument 'now'$/],
     [['--host', '0.0.0.0'], /Unknown option '--host'$/],
   ])('bad arguments %j: exit 2 with usage', async (args, reason) => {
