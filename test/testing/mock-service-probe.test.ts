@@ -174,6 +174,42 @@ describe('bounded stores', () => {
     await small.close();
   });
 
+  test('records and idempotency keys keep the newest; a trimmed payment is a 404; rows share their gateway lists', async () => {
+    const small = createMockService({
+      autoRun: false,
+      requireSignatures: false,
+      limits: { records: 30, idempotencyKeys: 20 },
+      rateLimitPerMinute: 100_000,
+    });
+    const { merchantKey, apiKey } = small.credentials.sandbox;
+    const headers = { 'X-Environment': 'sandbox', 'X-Merchant-Key': merchantKey, 'X-API-Key': apiKey, 'Content-Type': 'application/json' };
+    const create = async (i: number) => {
+      const res = await small.handle(
+        new Request('https://sandbox.business-payments.test/api/v1/payments', {
+          method: 'POST',
+          headers: { ...headers, 'Idempotency-Key': `key-${i}` },
+          body: JSON.stringify({ payment_amount: 10, currency_code: 'USD', ref_trx: `r-${i}`, ipn_url: 'https://shop.example.com/ipn' }),
+        }),
+      );
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { trx_id: string } }).data.trx_id;
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push(await create(i));
+    expect(small.state.payments.size).toBeLessThanOrEqual(30 + 16);
+    const retrieve = (trx: string) =>
+      small.handle(new Request(`https://sandbox.business-payments.test/api/v1/payments/${trx}`, { headers }));
+    expect((await retrieve(ids[0]!)).status).toBe(404);
+    expect((await retrieve(ids[99]!)).status).toBe(200);
+    // The newest key replays its payment; the oldest was evicted, so it creates a new one.
+    expect(await create(99)).toBe(ids[99]);
+    expect(await create(0)).not.toBe(ids[0]);
+    const [a, b] = [...small.state.payments.values()].slice(-2) as Array<{ merchant_payment_method_codes: string[] }>;
+    expect(a!.merchant_payment_method_codes).toBe(b!.merchant_payment_method_codes);
+    expect(Object.isFrozen(a!.merchant_payment_method_codes)).toBe(true);
+    await small.close();
+  });
+
   test('an absurd amount is a 422, never a null in the answer', async () => {
     const { merchantKey, apiKey } = mock.credentials.sandbox;
     const open = createMockService({ autoRun: false, requireSignatures: false });

@@ -24,7 +24,7 @@ export class IdempotencyStore {
   readonly #max: number;
 
   /** `max`: most keys kept; past it the oldest answered ones go first (documented in MockServiceOptions.limits). */
-  constructor(max = 10_000) {
+  constructor(max = 5_000) {
     this.#max = max;
   }
 

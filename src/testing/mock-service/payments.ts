@@ -15,6 +15,7 @@ import {
   MOBILE,
   digits,
   newestPage,
+  sharedList,
   pageParams,
   round2,
   MAX_AMOUNT,
@@ -250,6 +251,7 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
   const trx = newTrxId();
   const expiresMs = now + TIMING.checkoutLifetimeMs;
   const link = await checkoutLink(ctx, caller.base, trx, expiresMs);
+  const createdAt = isoUtc(now);
   const row: PaymentRow = {
     trx_id: trx,
     merchant_id: merchant.id,
@@ -264,10 +266,11 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
     ipn_url: ipnUrl ?? webhookUrl ?? merchant.defaultWebhookUrl,
     success_redirect: successRedirect ?? merchant.siteUrl,
     cancel_redirect: cancelRedirect ?? merchant.siteUrl,
-    allow_payment_methods: allow,
+    // Shared with other rows of the same lists (read-only), and one string for both times.
+    allow_payment_methods: sharedList(allow),
     merchant_payment_methods_restricted: restricted,
-    merchant_payment_method_ids: eligible.map((g) => g.id),
-    merchant_payment_method_codes: offered.map((g) => g.code),
+    merchant_payment_method_ids: sharedList(eligible.map((g) => g.id)),
+    merchant_payment_method_codes: sharedList(offered.map((g) => g.code)),
     gateway: null,
     fee: 0,
     net_amount: 0,
@@ -277,8 +280,8 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
     failure_reason: null,
     failure_message: null,
     push_count: 0,
-    created_at: isoUtc(now),
-    updated_at: isoUtc(now),
+    created_at: createdAt,
+    updated_at: createdAt,
   };
   ctx.state.payments.set(trx, row as unknown as Record<string, unknown>);
   if (mode === 'push') startPush(ctx, row, phone!);

@@ -127,9 +127,9 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     scaled: (ms) => ms * timeScale,
     limits: {
       requestLog: options.limits?.requestLog ?? 1_000,
-      records: options.limits?.records ?? 10_000,
-      events: options.limits?.events ?? 10_000,
-      idempotencyKeys: options.limits?.idempotencyKeys ?? 10_000,
+      records: options.limits?.records ?? 5_000,
+      events: options.limits?.events ?? 5_000,
+      idempotencyKeys: options.limits?.idempotencyKeys ?? 5_000,
     },
   };
   const rateLimiter = new RateLimiter();

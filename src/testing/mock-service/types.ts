@@ -64,9 +64,9 @@ export interface MockServiceOptions {
   /**
    * Bounds for a service left running for days: every store keeps at most this many entries,
    * dropping the oldest first. `requestLog` (state.requests) 1,000; `records` (payments,
-   * payouts, plans, subscriptions, invoices, each) 10,000; `events` (events and deliveries,
-   * each) 10,000; `idempotencyKeys` 10,000 (each kept 24 h on the service clock, or until
-   * evicted by newer keys past the cap).
+   * payouts, plans, subscriptions, invoices, each) 5,000; `events` (events and deliveries,
+   * each) 5,000; `idempotencyKeys` 5,000 (each kept 24 h on the service clock, or until
+   * evicted by newer keys past the cap). A trimmed payment is a 404, as an unknown one.
    */
   limits?: { requestLog?: number; records?: number; events?: number; idempotencyKeys?: number };
   /** Brand in webhook header names (`X-<Brand>-Signature`). Default `Service`. */

@@ -1,6 +1,7 @@
 // Small helpers of the simulated service: JSON and error responses, HMAC, ids, time
-// formats. Web-standard APIs only (Response, crypto.subtle, TextEncoder); nothing here is
-// shared with the client.
+// formats. Web-standard APIs only (Response, crypto.subtle, TextEncoder), plus node:crypto's
+// HMAC where the runtime has it (the client's own HMAC code, which finds it at run time).
+import { hmacSha256Hex, loadNodeCrypto, nodeHmacSha256 } from '../../internal/hmac.js';
 
 const encoder = new TextEncoder();
 
@@ -53,30 +54,18 @@ export function attr(field: string): string {
   return field.replace(/_/g, ' ');
 }
 
-type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
-const keyCache = new Map<string, Promise<HmacKey>>();
-
-function hmacKey(secret: string): Promise<HmacKey> {
-  let key = keyCache.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    if (keyCache.size > 256) keyCache.clear();
-    keyCache.set(secret, key);
-  }
-  return key;
-}
-
-/** Hex HMAC-SHA256 of `parts` (strings encoded as UTF-8, bytes as they are) under `secret`. */
-export async function hmacHex(secret: string, ...parts: Array<string | Uint8Array>): Promise<string> {
-  const chunks = parts.map((part) => (typeof part === 'string' ? encoder.encode(part) : part));
-  const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    data.set(chunk, offset);
-    offset += chunk.length;
-  }
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(secret), data));
-  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+/** Hex HMAC-SHA256 of `prefix` then `body` (strings encoded as UTF-8, bytes as they are) under `secret`. */
+// node:crypto's one-shot HMAC where it is there (no thread-pool round trip per request, so
+// fewer requests in flight hold memory across a collection); WebCrypto elsewhere.
+export async function hmacHex(secret: string, prefix: string, body: string | Uint8Array = ''): Promise<string> {
+  const node = loadNodeCrypto();
+  if (node) return nodeHmacSha256(node, secret, prefix, body, 'hex');
+  const head = encoder.encode(prefix);
+  const tail = typeof body === 'string' ? encoder.encode(body) : body;
+  const data = new Uint8Array(head.length + tail.length);
+  data.set(head);
+  data.set(tail, head.length);
+  return hmacSha256Hex(secret, data);
 }
 
 /** Compares two strings in time that depends only on their lengths, not their contents. */
@@ -181,6 +170,23 @@ export function newestPage<T, U>(rows: Iterable<T>, keep: (row: T) => boolean, v
   const data: U[] = [];
   for (let i = matches.length - 1 - offset; i >= 0 && data.length < limit; i--) data.push(view(matches[i]!));
   return { data, total: matches.length, limit, offset, has_more: offset + data.length < matches.length };
+}
+
+const SHARED_LISTS = new Map<string, readonly unknown[]>();
+
+/**
+ * One frozen array per distinct short list (a merchant's gateway ids and codes are the same
+ * on most of the thousands of stored payments): each row points at it instead of a copy.
+ * Bounded: past 256 distinct lists (they can come from requests) a copy is kept instead.
+ */
+export function sharedList<T extends string | number>(list: T[]): T[] {
+  const key = JSON.stringify(list);
+  const found = SHARED_LISTS.get(key);
+  if (found) return found as T[];
+  if (SHARED_LISTS.size >= 256) return list;
+  const frozen = Object.freeze(list);
+  SHARED_LISTS.set(key, frozen);
+  return frozen as T[];
 }
 
 /** Keeps the newest `max` items of a list (trimmed in batches, so a push stays O(1) on average). */
