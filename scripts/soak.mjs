@@ -7,7 +7,7 @@
 //   npm run soak                      builds, then 100,000 requests at 64 in flight
 //
 // The sandbox is what merchants leave running: `business-payments sandbox --json --port 0
-// --rate-limit 1000000000` (dist/cli.js), its log read and dropped; RSS from /proc (Linux).
+// --rate-limit 1000000000` (dist/cli.js), its log read and dropped; RSS from /proc (Linux) or ps.
 //
 // Env: SOAK_REQUESTS (default 100000), SOAK_CONCURRENCY (default 64), SOAK_TARGET=listen
 // (the sandbox is createMockService().listen() in a plain Node child instead, which also
@@ -18,8 +18,8 @@
 // that were trimmed, so expect 404s), SOAK_IDLE_MS (also measure after that long idle).
 // The mix per 10 calls: 1 payments.create, 3 payments.verify, 2 payments.retrieve,
 // 2 balance.retrieve, 1 siteInfo.retrieve, 1 payments.list (limit 10).
-import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const CHILD = 'SOAK_SANDBOX';
@@ -117,10 +117,13 @@ async function main() {
   const latencies = new Float64Array(total);
   const errors = new Map();
   const rss = {};
-  const marks = new Map([
-    [Math.floor(total / 2), 'middle'],
+  // Request index -> the marks taken there (at 20k requests the middle is the 10k mark).
+  const marks = new Map();
+  for (const [at, label] of [
     [10_000, '10k'],
-  ]);
+    [Math.floor(total / 2), 'middle'],
+  ])
+    marks.set(at, [...(marks.get(at) ?? []), label]);
   rss.start = (await ask('rss')).rss;
   const started = performance.now();
   const worker = async () => {
@@ -134,8 +137,11 @@ async function main() {
         errors.set(key, (errors.get(key) ?? 0) + 1);
       }
       latencies[i] = performance.now() - t;
-      const mark = marks.get(i);
-      if (mark) rss[mark] = (await ask('rss')).rss;
+      const labels = marks.get(i);
+      if (labels) {
+        const { rss: now } = await ask('rss');
+        for (const label of labels) rss[label] = now;
+      }
       if (process.env.SOAK_TRACE && i % 10_000 === 0) {
         const m = await ask('rss');
         console.log(
@@ -180,7 +186,7 @@ async function main() {
   process.exit(errorCount === 0 && growth < 30 * 1024 * 1024 ? 0 : 1);
 }
 
-/** `business-payments sandbox` from dist/cli.js: the credentials from its first line; RSS from /proc. */
+/** `business-payments sandbox` from dist/cli.js: the credentials from its first line; RSS from /proc or ps. */
 async function startCliSandbox() {
   const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
   const child = spawn(process.execPath, [cli, 'sandbox', '--json', '--port', '0', '--rate-limit', '1000000000'], {
@@ -206,6 +212,11 @@ async function startCliSandbox() {
     url: baseUrl,
     credentials: { merchantKey, apiKey, apiSecret },
     ask: async () => {
+      if (!existsSync(`/proc/${child.pid}/status`)) {
+        // Not Linux (macOS): ps gives the RSS in KiB, without the anonymous / file split.
+        const kib = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)], { encoding: 'utf8' }).trim());
+        return { rss: kib * 1024, anon: NaN, file: NaN };
+      }
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
       return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
