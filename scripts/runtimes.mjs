@@ -126,11 +126,12 @@ const RUNTIMES = {
   node24: { label: () => `node ${process.versions.node}`, run: nodeAt(process.execPath) },
   deno: {
     label: () => execFileSync(bin('deno'), ['--version'], { encoding: 'utf8' }).split('\n')[0].split(' (')[0],
-    run: () => child(bin('deno'), ['run', '--allow-net', '--allow-env', '--allow-read', 'esm.mjs']),
+    run: () =>
+      withSandboxBin(child(bin('deno'), ['run', '--allow-net', '--allow-env', '--allow-read', 'esm.mjs']), bin('deno'), ['run', '-A']),
   },
   bun: {
     label: () => `bun ${execFileSync(bin('bun'), ['--version'], { encoding: 'utf8' }).trim()}`,
-    run: () => child(bin('bun'), ['esm.mjs']),
+    run: () => withSandboxBin(child(bin('bun'), ['esm.mjs']), bin('bun'), []),
   },
   'edge-runtime': {
     label: () => 'edge-runtime (@edge-runtime/vm)',
@@ -191,6 +192,44 @@ const RUNTIMES = {
     },
   },
 };
+
+// The bin's sandbox on this runtime (its service runs in a worker thread, whose API differs
+// between runtimes): it starts, answers over its socket, and stops with exit 0 on SIGINT.
+async function withSandboxBin(checks, command, args) {
+  const [result, step] = await Promise.all([checks, sandboxBin(command, args)]);
+  return { ok: result.ok && step.ok, steps: [...result.steps, step] };
+}
+
+function sandboxBin(command, args) {
+  const cli = join(app, 'node_modules/business-payments/dist/cli.js');
+  const name = 'bin: sandbox starts, answers, stops on SIGINT';
+  return new Promise((resolve) => {
+    const proc = spawn(command, [...args, cli, 'sandbox', '--json', '--port', '0'], { cwd: app, env: { ...process.env, NO_COLOR: '1' } });
+    let out = '';
+    let err = '';
+    let status;
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+    proc.stderr.on('data', (d) => (err += d));
+    proc.stdout.on('data', async (d) => {
+      out += d;
+      if (status !== undefined || !out.includes('\n')) return;
+      status = null;
+      try {
+        const { baseUrl } = JSON.parse(out.slice(0, out.indexOf('\n')));
+        const res = await fetch(`${baseUrl}/api/v1/site-info`);
+        status = `${res.status} ${(await res.json()).error}`;
+      } catch (error) {
+        status = String(error?.message ?? error);
+      }
+      proc.kill('SIGINT');
+    });
+    proc.on('close', (code) => {
+      clearTimeout(timer);
+      const ok = code === 0 && status === '401 Invalid API credentials' && err.includes('sandbox stopped');
+      resolve({ name, ok, detail: `unsigned site-info: ${status}; exit ${code}${ok ? '' : `; stderr: ${err.trim().slice(0, 200)}`}` });
+    });
+  });
+}
 
 function version_(path) {
   return execFileSync(path, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');

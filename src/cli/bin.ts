@@ -76,7 +76,9 @@ async function runInWorker(): Promise<void> {
   });
   const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: controller.signal });
   parentPort?.postMessage({ code });
-  // The port (and any keep-alive socket) would keep the thread alive.
-  parentPort?.close();
+  // The port (and any keep-alive socket) would keep the thread alive. Deno's port has no
+  // close(); there the timer below ends the thread.
+  const port = parentPort as { close?: () => void } | null;
+  if (typeof port?.close === 'function') port.close();
   setTimeout(() => process.exit(code), 2_000).unref();
 }
