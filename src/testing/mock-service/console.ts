@@ -7,6 +7,7 @@
 // It is a local development tool and takes no credentials. Forms carry a per-service token
 // that only a page of this origin can read (the console sends no CORS headers), so another
 // site open in the same browser cannot settle payments or send events.
+import { WEBHOOK_EVENT_TYPES } from '../../webhooks/events.js';
 import type { Ctx } from './context.js';
 import { settlePayment, type PaymentRow } from './payments.js';
 import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
@@ -25,17 +26,8 @@ export const FAILURE_REASONS = {
   TIMEOUT: 'The customer did not answer in time.',
 } as const;
 
-/** Event types the console can send as a test (the types the service emits). */
-export const TEST_EVENT_TYPES = [
-  'payment.completed',
-  'payment.failed',
-  'subscription.created',
-  'subscription.cancelled',
-  'subscription.suspended',
-  'invoice.created',
-  'invoice.paid',
-  'invoice.payment_failed',
-] as const;
+/** Event types the console can send as a test: every documented one (the SDK's list). */
+export const TEST_EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 /** What the console needs from the service around it. */
 export interface ConsoleContext {

@@ -23,8 +23,8 @@ export class IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
   readonly #max: number;
 
-  /** `max`: most keys kept; past it the oldest answered ones go first (documented in MockServiceOptions.limits). */
-  constructor(max = 5_000) {
+  /** `max`: most keys kept; past it the oldest answered ones go first (the service's `limits.idempotencyKeys`). */
+  constructor(max: number) {
     this.#max = max;
   }
 

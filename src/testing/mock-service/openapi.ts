@@ -24,6 +24,17 @@ export const API_ROUTES = [
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
 const str = { type: 'string' };
+/** The list shape `{ data, total, limit, offset, has_more }` of `item` records. */
+const listOf = (item: string) => ({
+  type: 'object',
+  properties: {
+    data: { type: 'array', items: ref(item) },
+    total: { type: 'integer' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    has_more: { type: 'boolean' },
+  },
+});
 const num = { type: 'number' };
 const nullableStr = { type: ['string', 'null'] };
 const money = { type: 'object', required: ['value', 'currency'], properties: { value: num, currency: str } };
@@ -71,29 +82,11 @@ const RESPONSES: Record<string, unknown> = {
   getSiteInfo: ref('SiteInfo'),
   previewPayout: ref('PayoutPreview'),
   createPayout: { type: 'object', properties: { status: str, data: ref('Payout') } },
-  listPayouts: {
-    type: 'object',
-    properties: {
-      data: { type: 'array', items: ref('Payout') },
-      total: { type: 'integer' },
-      limit: { type: 'integer' },
-      offset: { type: 'integer' },
-      has_more: { type: 'boolean' },
-    },
-  },
+  listPayouts: listOf('Payout'),
   getPayout: { type: 'object', properties: { status: str, data: ref('Payout') } },
   createBillingPlan: { type: 'object', properties: { status: str, data: ref('Plan') } },
   createBillingSubscription: { type: 'object', properties: { status: str, data: ref('Subscription') } },
-  listBillingInvoices: {
-    type: 'object',
-    properties: {
-      data: { type: 'array', items: ref('Invoice') },
-      total: { type: 'integer' },
-      limit: { type: 'integer' },
-      offset: { type: 'integer' },
-      has_more: { type: 'boolean' },
-    },
-  },
+  listBillingInvoices: listOf('Invoice'),
   getOpenApi: { type: 'object' },
 };
 
@@ -212,16 +205,7 @@ const schemas = {
     created_at: str,
     updated_at: str,
   }),
-  PaymentList: {
-    type: 'object',
-    properties: {
-      data: { type: 'array', items: ref('PaymentRecord') },
-      total: { type: 'integer' },
-      limit: { type: 'integer' },
-      offset: { type: 'integer' },
-      has_more: { type: 'boolean' },
-    },
-  },
+  PaymentList: listOf('PaymentRecord'),
   VerifiedTransaction: {
     type: 'object',
     required: ['status', 'trx_id', 'amount', 'fee', 'currency', 'net_amount', 'customer', 'description', 'created_at', 'updated_at'],
