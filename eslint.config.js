@@ -6,6 +6,9 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const INDEPENDENT =
+  'src/testing is the independent simulated service: it may not import the client (src/ outside src/testing, or business-payments). Write what it needs in src/testing.';
+
 export default tseslint.config(
   { ignores: ['dist/**', 'docs/api/**', 'coverage/**', '**/node_modules/**', 'examples/**/.next/**', '.cache/**'] },
   js.configs.recommended,
@@ -27,6 +30,24 @@ export default tseslint.config(
     },
   },
   { files: ['src/testing/**/*.ts'], rules: { 'max-lines-per-function': 'off' } },
+  // The simulated service (src/testing) is a second, independent implementation of the API:
+  // it imports nothing of the client (src/ outside src/testing, or the package by name), so
+  // a client bug cannot hide behind code both sides share. A relative import that climbs out
+  // of src/testing is an error: `../` from src/testing/*.ts, `../../` from src/testing/*/*.ts…
+  ...[0, 1, 2, 3].map((depth) => ({
+    files: [`src/testing/${'*/'.repeat(depth)}*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: `^(\\./)?(\\.\\./){${depth + 1}}`, message: INDEPENDENT },
+            { regex: '^business-payments(/|$)', message: INDEPENDENT },
+          ],
+        },
+      ],
+    },
+  })),
   // TypeScript itself checks names; plain JS (scripts, examples) runs on Node or in a page.
   { files: ['**/*.ts', '**/*.tsx'], rules: { 'no-undef': 'off' } },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },

@@ -29,8 +29,9 @@ function ok(detail: string): void {
 function note(detail: string): void {
   console.log(`     ${detail}`);
 }
-function money(value: number, currency: string): string {
-  return `${currency} ${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+function money(value: number | null | undefined, currency: string | null | undefined): string {
+  if (typeof value !== 'number') return '(not given)';
+  return `${currency ?? ''} ${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 function fail(message: string): never {
   throw new Error(message);
@@ -56,11 +57,12 @@ async function startReceiver(secret: string): Promise<Receiver> {
       // The raw bytes as received: re-serialised JSON would not match the signature.
       const event = await verifyWebhook({ payload: Buffer.concat(chunks), headers: req.headers, secret });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); // answer fast, then process
-      if (events.has(event.id)) {
+      const id = event.id ?? ''; // a payment event always has one
+      if (events.has(id)) {
         stats.duplicates += 1; // a retry of an event already handled
         return;
       }
-      events.set(event.id, event);
+      events.set(id, event);
       stats.verified += 1;
       for (const waiter of waiters.filter((w) => w.match(event))) {
         waiters.splice(waiters.indexOf(waiter), 1);
@@ -136,7 +138,8 @@ function describeVerified(v: VerifiedTransaction): string {
 function describeEvent(event: WebhookEvent): string {
   if (event.type !== 'payment.completed' && event.type !== 'payment.failed') return `${event.type} ${event.id}`;
   const { amount, settlement, status } = event.data;
-  return `${event.type} ${event.id} (status ${status}; gross ${money(settlement.gross.value, amount.currency)}, fees ${money(settlement.fees.value, amount.currency)}, net ${money(settlement.net.value, amount.currency)})`;
+  const currency = amount?.currency;
+  return `${event.type} ${event.id} (status ${status}; gross ${money(settlement?.gross?.value, currency)}, fees ${money(settlement?.fees?.value, currency)}, net ${money(settlement?.net?.value, currency)})`;
 }
 
 async function demo(): Promise<void> {
@@ -147,7 +150,8 @@ async function demo(): Promise<void> {
   const mock = createMockService({ timeScale: 0.01, autoRun: true });
   cleanups.push(() => mock.close());
   const server = await mock.listen({ port: 0, host: '127.0.0.1' });
-  const { sandbox: credentials, webhookSecret } = mock.credentials;
+  // The sandbox set; its webhook secret signs sandbox deliveries only (production has its own).
+  const { webhookSecret, ...credentials } = mock.credentials.sandbox;
   ok(`listening on ${server.url}`);
   note(`merchant key ${credentials.merchantKey}, API key ${credentials.apiKey} (sandbox)`);
 
@@ -176,7 +180,7 @@ async function demo(): Promise<void> {
   ok(await payOnCheckoutPage(mock, checkout.checkout_url ?? fail('no checkout_url in the response'), checkout.trx_id));
 
   step('Receive the signed webhook');
-  const paid = await receiver.waitFor((e) => e.type.startsWith('payment.') && e.data.trx_id === checkout.trx_id);
+  const paid = await receiver.waitFor((e) => e.type.startsWith('payment.') && e.data?.trx_id === checkout.trx_id);
   if (paid.type !== 'payment.completed') fail(`expected payment.completed, got ${paid.type}`);
   ok(`signature verified: ${describeEvent(paid)}`);
 
@@ -199,7 +203,7 @@ async function demo(): Promise<void> {
   ok(`payments.create: ${push.trx_id} for ${money(push.amount, push.currency)}, ${push.status}; the customer's phone rings`);
 
   step('Wait for the customer to approve');
-  const pushed = await receiver.waitFor((e) => e.type.startsWith('payment.') && e.data.trx_id === push.trx_id);
+  const pushed = await receiver.waitFor((e) => e.type.startsWith('payment.') && e.data?.trx_id === push.trx_id);
   if (pushed.type !== 'payment.completed') fail(`expected payment.completed, got ${pushed.type}`);
   ok(`webhook verified: ${describeEvent(pushed)}`);
   const outcome = await client.payments.waitForOutcome(push.trx_id, { timeout: 10_000, interval: 100 });

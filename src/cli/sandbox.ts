@@ -5,6 +5,7 @@ const DEFAULT_PORT = 4010;
 const LOG_INTERVAL_MS = 100;
 
 const usage = `Usage: business-payments sandbox [--port N] [--json] [--time-scale X] [--rate-limit N]
+                                [--idempotency-keys N]
 
 Runs the simulated Business Payments service (createMockService) on 127.0.0.1: every
 route of the API with signature checks, USSD push with fixed test phone numbers, and
@@ -14,11 +15,15 @@ one line per request. Stops on Ctrl+C.
 Options:
   --port N            port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --json              first stdout line: {"merchantKey","apiKey","apiSecret","webhookSecret",
-                      "baseUrl","consoleUrl","environment"}; then one JSON object per logged line
+                      "baseUrl","consoleUrl","environment"} (the sandbox set: its webhook
+                      secret signs sandbox deliveries only); then one JSON object per line
   --time-scale X      multiply simulated delays (push answers, webhook retries);
                       0.01 makes the 3-minute webhook retry take 1.8 s (default 1)
   --rate-limit N      requests per minute per merchant and IP before 429 (default 120);
                       raise it for load tests
+  --idempotency-keys N
+                      Idempotency-Keys kept at once, each for 24 h (default 50000);
+                      past that a new key gets 503 until the oldest expires
   -h, --help          show this help
 `;
 
@@ -33,11 +38,14 @@ export const sandbox: Command = {
       json: { type: 'boolean' },
       'time-scale': { type: 'string' },
       'rate-limit': { type: 'string' },
+      'idempotency-keys': { type: 'string' },
     });
     if (values.help) return printHelp(io, usage);
     const port = values.port === undefined ? DEFAULT_PORT : integer(values.port, 'port', 0, 65_535);
     const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber(values['time-scale'], 'time-scale');
     const rateLimit = values['rate-limit'] === undefined ? undefined : integer(values['rate-limit'], 'rate-limit', 1, 1_000_000_000);
+    const keys = values['idempotency-keys'];
+    const idempotencyKeys = keys === undefined ? undefined : integer(keys, 'idempotency-keys', 1, 10_000_000);
     const json = values.json === true;
 
     // The log is made after the banner; requests before it are queued for it.
@@ -46,6 +54,7 @@ export const sandbox: Command = {
     const mock = createMockService({
       ...(timeScale === undefined ? {} : { timeScale }),
       ...(rateLimit === undefined ? {} : { rateLimitPerMinute: rateLimit }),
+      ...(idempotencyKeys === undefined ? {} : { limits: { idempotencyKeys } }),
       onRequest: (entry) => onRequest(entry),
     });
     let server: { url: string; close(): Promise<void> };
@@ -62,14 +71,14 @@ export const sandbox: Command = {
     }
 
     const baseUrl = server.url.replace(/\/$/, '');
-    const { sandbox: credentials, webhookSecret } = mock.credentials;
+    // The sandbox set only: its webhook secret signs sandbox deliveries (production has its own).
+    const { merchantKey, apiKey, apiSecret, webhookSecret } = mock.credentials.sandbox;
     if (json) {
-      const { merchantKey, apiKey, apiSecret } = credentials;
       io.stdout.write(
         `${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, consoleUrl: `${baseUrl}/`, environment: 'sandbox' })}\n`,
       );
     } else {
-      io.stdout.write(banner(baseUrl, { ...credentials, webhookSecret }));
+      io.stdout.write(banner(baseUrl, { merchantKey, apiKey, apiSecret, webhookSecret }));
     }
 
     const log = startLog(mock, io, json);
@@ -104,6 +113,10 @@ function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSe
     `  export BUSINESS_PAYMENTS_API_KEY=${sh(c.apiKey)}`,
     `  export BUSINESS_PAYMENTS_API_SECRET=${sh(c.apiSecret)}`,
     `  export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${sh(c.webhookSecret)}   # for verifyWebhook, trigger, verify-webhook`,
+    '',
+    'The webhook secret above signs sandbox deliveries only. Calls with X-Environment:',
+    'production take the production credential set, whose webhooks are signed with its own',
+    'secret (DEFAULT_CREDENTIALS in business-payments/testing; docs/testing.md).',
     '',
     'USSD push test numbers (customer_phone):',
     `  ${TEST_PHONE_NUMBERS.success}  approves (success)`,

@@ -24,9 +24,12 @@ Event types: ${WEBHOOK_EVENT_TYPES.join(', ')}
 
 Options:
   --url U             your webhook endpoint, e.g. http://localhost:3000/webhooks
-  --secret S          webhook signing secret (default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+  --secret S          webhook signing secret of that environment (default: env
+                      BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX or _PRODUCTION, after
+                      --environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET)
   --data JSON         fields merged over the event's data, e.g. '{"merchant_ref":"order-7"}'
-  --environment E     X-Environment and data.environment (default sandbox)
+  --environment E     X-Environment and data.environment (default sandbox); each
+                      environment signs with its own secret
   --brand B           brand in the header names, X-<B>-Signature (default Service)
   --timestamp T       sign with this unix time (default now; an old one tests your replay check)
   -h, --help          show this help
@@ -57,8 +60,8 @@ export const trigger: Command = {
     const type = positionals[0]!;
     if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
     const url = parseUrl(required(values.url, 'url'));
-    const secret = secretOption(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET);
     const env = environment(values.environment) ?? 'sandbox';
+    const secret = secretOption(values.secret ?? webhookSecretFromEnv(io.env ?? process.env, env));
     const brand = values.brand ?? 'Service';
     if (!/^[A-Za-z0-9-]+$/.test(brand)) throw new UsageError(`--brand must be letters, digits or -, got '${brand}'`);
     const timestamp = values.timestamp === undefined ? undefined : integer(values.timestamp, 'timestamp', 0, 10 ** 12);
@@ -86,6 +89,16 @@ export const trigger: Command = {
     return EXIT_FAILURE;
   },
 };
+
+/**
+ * The default webhook secret for `environment`: env `BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX`
+ * or `_PRODUCTION` when set (sandbox and production deliveries are signed with different
+ * secrets), else `BUSINESS_PAYMENTS_WEBHOOK_SECRET`.
+ */
+export function webhookSecretFromEnv(env: Record<string, string | undefined>, environment?: 'sandbox' | 'production'): string | undefined {
+  const own = environment === undefined ? undefined : env[`BUSINESS_PAYMENTS_WEBHOOK_SECRET_${environment.toUpperCase()}`];
+  return own || env.BUSINESS_PAYMENTS_WEBHOOK_SECRET;
+}
 
 function parseUrl(value: string): URL {
   let url: URL;

@@ -15,6 +15,7 @@ import {
   type CliIo,
   type Command,
 } from './args.js';
+import { webhookSecretFromEnv } from './trigger.js';
 
 const usage = `Usage: business-payments verify-webhook --secret S --headers FILE --body FILE [options]
 
@@ -24,13 +25,15 @@ Prints the event as JSON and exits 0, or prints "invalid: <reason>: <message>" a
 
 Options:
   --secret S          webhook signing secret (repeat during a rotation: any may match;
-                      default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+                      default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX or
+                      _PRODUCTION after --environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET)
   --headers FILE      the delivery's headers: "Name: value" lines (an HTTP request line
                       first is skipped), or a JSON object of names to values
   --body FILE         the raw body, byte for byte as received
   --tolerance N       allowed age of the timestamp in seconds, both ways (default 300)
   --now T             check as if the time were T (unix seconds), e.g. for an old delivery
-  --environment E     also require X-Environment to be E (sandbox or production)
+  --environment E     also require X-Environment to be E (sandbox or production), and
+                      take that environment's secret by default
   --brand B           pin the brand of the header names (X-<B>-Signature)
   -h, --help          show this help
 `;
@@ -52,14 +55,15 @@ export const verifyWebhookCommand: Command = {
     });
     if (values.help) return printHelp(io, usage);
 
-    const fromEnv = (io.env ?? process.env).BUSINESS_PAYMENTS_WEBHOOK_SECRET;
+    const env = environment(values.environment);
+    // Sandbox and production deliveries are signed with different secrets: --environment picks.
+    const fromEnv = webhookSecretFromEnv(io.env ?? process.env, env);
     const secrets = (values.secret ?? (fromEnv ? [fromEnv] : [])).map((value) => secretOption(value));
     if (secrets.length === 0) throw new UsageError('missing --secret');
     const headersPath = required(values.headers, 'headers');
     const bodyPath = required(values.body, 'body');
     const toleranceSeconds = values.tolerance === undefined ? undefined : integer(values.tolerance, 'tolerance', 1, 3600);
     const nowSeconds = values.now === undefined ? undefined : integer(values.now, 'now', 0, 10 ** 12);
-    const env = environment(values.environment);
 
     const cwd = io.cwd ?? process.cwd();
     const headers = parseHeadersFile((await readArgumentFile(cwd, headersPath, 'headers')).toString('utf8'));

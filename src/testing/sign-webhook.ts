@@ -1,4 +1,6 @@
-import { hmacSha256Hex } from '../internal/hmac.js';
+// Part of the testing kit: it signs with the simulated service's own HMAC, never the
+// client's, so a test that signs here and verifies with the SDK checks two implementations.
+import { hmacHex } from './mock-service/hmac.js';
 
 /** Inputs of {@link signWebhook}. */
 export interface SignWebhookOptions {
@@ -38,7 +40,7 @@ export async function signWebhook(options: SignWebhookOptions): Promise<SignedWe
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const type = options.type ?? (typeof options.payload === 'object' ? options.payload.type : undefined) ?? parsedType(body);
   const brand = options.brand ?? 'Service';
-  const signature = await hmacSha256Hex(options.secret, `${timestamp}.${body}`);
+  const signature = await hmacHex(options.secret, `${timestamp}.`, body);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     [`X-${brand}-Signature`]: signature,

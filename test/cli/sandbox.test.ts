@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
-import { TEST_PHONE_NUMBERS } from '../../src/testing.js';
+import { DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
 import { main } from '../../src/cli/index.js';
 import { expectUsageError, runCli } from './support.js';
 
@@ -61,6 +61,10 @@ describe('sandbox', () => {
       expect(stdout).toContain(`export BUSINESS_PAYMENTS_API_SECRET=${credentials.apiSecret}\n`);
       expect(stdout).toContain(`export BUSINESS_PAYMENTS_ENVIRONMENT=sandbox\n`);
       expect(stdout).toContain(`export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${field('webhook secret')} `);
+      // The sandbox set, said to be so; the production webhook secret is never printed.
+      expect(field('webhook secret')).toBe(DEFAULT_CREDENTIALS.sandbox.webhookSecret);
+      expect(stdout).toContain('The webhook secret above signs sandbox deliveries only.');
+      expect(stdout).not.toContain(DEFAULT_CREDENTIALS.production.webhookSecret);
 
       const client = clientFor(baseUrl, credentials);
       const payment = await client.payments.create({
@@ -120,6 +124,24 @@ describe('sandbox', () => {
     }
   });
 
+  test('--idempotency-keys N: N keys are kept; a new one past them is refused with 503 while kept ones replay', async () => {
+    const sandbox = startSandbox(['--json', '--port', '0', '--idempotency-keys', '1']);
+    try {
+      await sandbox.until(() => sandbox.out.stdout.includes('\n'), 'the first line');
+      const config = JSON.parse(sandbox.out.stdout.split('\n')[0]!) as Record<string, string>;
+      const client = clientFor(config.baseUrl!, config as never);
+      const params = { payment_amount: 25, currency_code: 'USD', ref_trx: 'cli-keys-1', ipn_url: 'http://127.0.0.1:9/hooks' };
+      const first = await client.payments.create(params, { idempotencyKey: 'key-1' });
+      expect((await client.payments.create(params, { idempotencyKey: 'key-1' })).trx_id).toBe(first.trx_id);
+      await expect(client.payments.create({ ...params, ref_trx: 'cli-keys-2' }, { idempotencyKey: 'key-2' })).rejects.toMatchObject({
+        status: 503,
+        message: expect.stringContaining('Idempotency key store full'),
+      });
+    } finally {
+      expect(await sandbox.stop()).toBe(0);
+    }
+  });
+
   test('--json: the first line is exactly the config object; log lines are JSON too', async () => {
     const sandbox = startSandbox(['--json', '--port', '0']);
     try {
@@ -127,6 +149,7 @@ describe('sandbox', () => {
       const config = JSON.parse(sandbox.out.stdout.split('\n')[0]!) as Record<string, string>;
       expect(Object.keys(config)).toEqual(['merchantKey', 'apiKey', 'apiSecret', 'webhookSecret', 'baseUrl', 'consoleUrl', 'environment']);
       expect(config).toMatchObject({ environment: 'sandbox', baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+      expect(config.webhookSecret).toBe(DEFAULT_CREDENTIALS.sandbox.webhookSecret);
       const info = await clientFor(config.baseUrl!, config as never).siteInfo.retrieve();
       expect(info.site_name).toEqual(expect.any(String));
       await sandbox.until(() => sandbox.out.stdout.split('\n').length > 2, 'a log line');
@@ -167,6 +190,7 @@ describe('sandbox', () => {
     [['--rate-limit', '0'], /--rate-limit must be a whole number from 1 to 1000000000, got '0'/],
     [['--rate-limit', '-5'], /--rate-limit must be a whole number/],
     [['--rate-limit', 'lots'], /--rate-limit must be a whole number/],
+    [['--idempotency-keys', '0'], /--idempotency-keys must be a whole number from 1 to 10000000, got '0'/],
     [['now'], /Unexpected argument 'now'$/],
     [['--host', '0.0.0.0'], /Unknown option '--host'$/],
   ])('bad arguments %j: exit 2 with usage', async (args, reason) => {

@@ -71,9 +71,10 @@ describe('trigger', () => {
       trx_id: expect.any(String),
     });
     expect(data.amount).toEqual({ value: expect.any(Number), currency: expect.stringMatching(/^[A-Z]{3}$/) });
-    const { gross, fees, net } = data.settlement;
-    expect(gross.value - fees.value).toBe(net.value);
-    expect(gross.value).toBe(data.amount.value);
+    // The sandbox sends the whole documented shape (the types allow less from other servers).
+    const { gross, fees, net } = data.settlement!;
+    expect(gross!.value! - fees!.value!).toBe(net!.value);
+    expect(gross!.value).toBe(data.amount!.value);
     expect(data.customer).toEqual({ name: expect.any(String), email: expect.stringContaining('@'), phone: expect.stringMatching(/^\d+$/) });
   });
 
@@ -120,6 +121,33 @@ describe('trigger', () => {
     const run = await runCli(['trigger', 'invoice.paid', '--url', url], { env: { BUSINESS_PAYMENTS_WEBHOOK_SECRET: secret } });
     expect(run.code).toBe(0);
     await verifyWebhook({ payload: received().body, headers: received().headers, secret });
+  });
+
+  test('--environment picks its own secret: env BUSINESS_PAYMENTS_WEBHOOK_SECRET_<ENVIRONMENT> before the shared one', async () => {
+    const env = {
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET: 'whsec_shared',
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX: 'whsec_sandbox_only',
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET_PRODUCTION: 'whsec_production_only',
+    };
+    const signedWith = async (args: string[], io: { env: Record<string, string> }) => {
+      deliveries = [];
+      expect((await runCli(['trigger', 'payment.completed', '--url', url, ...args], io)).code).toBe(0);
+      const { headers, body } = received();
+      for (const candidate of ['whsec_shared', 'whsec_sandbox_only', 'whsec_production_only', secret]) {
+        const ok = await verifyWebhook({ payload: body, headers, secret: candidate }).then(
+          () => true,
+          () => false,
+        );
+        if (ok) return candidate;
+      }
+      return undefined;
+    };
+    expect(await signedWith(['--environment', 'production'], { env })).toBe('whsec_production_only');
+    expect(await signedWith([], { env })).toBe('whsec_sandbox_only');
+    expect(await signedWith(['--environment', 'production'], { env: { BUSINESS_PAYMENTS_WEBHOOK_SECRET: 'whsec_shared' } })).toBe(
+      'whsec_shared',
+    );
+    expect(await signedWith(['--environment', 'production', '--secret', secret], { env })).toBe(secret);
   });
 
   test('--timestamp signs an old delivery, which a handler must refuse', async () => {

@@ -117,6 +117,20 @@ describe('verify-webhook', () => {
     expect(run.code).toBe(0);
   });
 
+  test("--environment takes that environment's secret: env BUSINESS_PAYMENTS_WEBHOOK_SECRET_<ENVIRONMENT> first", async () => {
+    const args = ['verify-webhook', '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now)];
+    const env = { BUSINESS_PAYMENTS_WEBHOOK_SECRET: 'whsec_shared', BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX: secret };
+    // The delivery is a sandbox one, signed with `secret`.
+    expect((await runCli([...args, '--environment', 'sandbox'], { cwd: dir, env })).code).toBe(0);
+    // Without --environment the shared variable is used: the wrong secret here.
+    expect((await runCli(args, { cwd: dir, env })).stderr).toMatch(/^invalid: invalid_signature: /);
+    // A production check takes the production secret, and refuses a sandbox delivery anyway.
+    const production = { ...env, BUSINESS_PAYMENTS_WEBHOOK_SECRET_PRODUCTION: secret };
+    expect((await runCli([...args, '--environment', 'production'], { cwd: dir, env: production })).stderr).toMatch(
+      /^invalid: environment_mismatch: /,
+    );
+  });
+
   test('--tolerance widens the window', async () => {
     expect((await verify('--now', String(now + 600))).code).toBe(1);
     expect((await verify('--now', String(now + 600), '--tolerance', '900')).code).toBe(0);

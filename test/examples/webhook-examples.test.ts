@@ -127,6 +127,34 @@ describe.each(serverExamples)('%s example', (_name, make) => {
     }
   });
 
+  test('production deliveries are signed with the production secret: an endpoint with only the sandbox one refuses them', async () => {
+    const mock = createMockService();
+    const server = await mock.listen({ port: 0 });
+    try {
+      const sandboxOnly = await start(mock.credentials.sandbox.webhookSecret);
+      const production = await start(mock.credentials.production.webhookSecret);
+      const { webhookSecret: _secret, ...credentials } = mock.credentials.production;
+      const client = new PaymentsClient({ ...credentials, environment: 'production', baseUrl: server.url, maxRetries: 0 });
+      // The merchant's default webhook URL (production ipn_url values must be https).
+      for (const [endpoint, ref] of [
+        [sandboxOnly, 'example-production-1'],
+        [production, 'example-production-2'],
+      ] as const) {
+        mock.state.merchants[0]!.defaultWebhookUrl = endpoint.url;
+        const payment = await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: ref });
+        await mock.completeCheckout(payment.trx_id, 'success');
+      }
+      expect(mock.state.deliveries.map((d) => [d.url, d.status])).toEqual([
+        [sandboxOnly.url, 401],
+        [production.url, 200],
+      ]);
+      expect(sandboxOnly.queued).toEqual([]);
+      expect(production.queued).toMatchObject([{ type: 'payment.completed', data: { environment: 'production' } }]);
+    } finally {
+      await mock.close();
+    }
+  });
+
   test('a valid delivery is answered 200 and queued once, exactly as sent', async () => {
     const { url, queued } = await start();
     const event = paymentEvent();

@@ -232,7 +232,7 @@ describe('account', () => {
   it('siteInfo.retrieve returns every documented field', async () => {
     const info = await client.siteInfo.retrieve();
     expect(info).toMatchObject({ api_version: 'v1', status: 'operational', site_url: sandbox.server.url });
-    expect(Object.keys(info.features).sort()).toEqual(['global_support', 'instant_processing', 'mobile_ready', 'ssl_secured']);
+    expect(Object.keys(info.features!).sort()).toEqual(['global_support', 'instant_processing', 'mobile_ready', 'ssl_secured']);
   });
 
   it('openapi returns the OpenAPI 3.1 document served for this origin', async () => {
@@ -353,11 +353,23 @@ describe('idempotency over the wire', () => {
     expect(requestsTo('POST', '/api/v1/payments')).toHaveLength(2);
   });
 
-  it('different keys create two payments', async () => {
+  it('different keys (and references) create two payments', async () => {
     const first = await client.payments.create(hosted({ ref_trx: 'idem-2' }), { idempotencyKey: 'key-a' });
-    const second = await client.payments.create(hosted({ ref_trx: 'idem-2' }), { idempotencyKey: 'key-b' });
+    const second = await client.payments.create(hosted({ ref_trx: 'idem-3' }), { idempotencyKey: 'key-b' });
     expect(second.trx_id).not.toBe(first.trx_id);
     expect(sandbox.mock.state.payments.size).toBe(2);
+  });
+
+  it('another key with a used ref_trx: 409 DUPLICATE_REFERENCE reaches the caller, not retried, nothing created', async () => {
+    await client.payments.create(hosted({ ref_trx: 'idem-4' }), { idempotencyKey: 'key-c' });
+    const error = await failure(client.payments.create(hosted({ ref_trx: 'idem-4' }), { idempotencyKey: 'key-d' }));
+    expect(error).toMatchObject({
+      status: 409,
+      label: 'DUPLICATE_REFERENCE',
+      message: expect.stringContaining('Transaction reference already exists'),
+    });
+    expect(sandbox.mock.state.payments.size).toBe(1);
+    expect(requestsTo('POST', '/api/v1/payments')).toHaveLength(2);
   });
 });
 

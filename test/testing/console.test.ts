@@ -121,6 +121,27 @@ describe('sandbox web console', () => {
     expect((await post(mock, '/console/events/test', { token, type: 'nope.event', url: 'http://localhost:9/' })).status).toBe(400);
   });
 
+  it("shows the sandbox webhook secret, and on each event page which environment's secret signed it", async () => {
+    const { mock, call, creds } = setup();
+    const home = await get(mock, '/');
+    expect(home.text).toContain(`<code>${creds.sandbox.webhookSecret}</code> (signs sandbox deliveries)`);
+    expect(home.text).not.toContain(creds.production.webhookSecret);
+    for (const env of ['sandbox', 'production'] as const) {
+      const { body } = await call('POST', '/api/v1/payments', hostedBody(), { env, creds: creds[env] });
+      await mock.completeCheckout(body.trx_id, 'success');
+    }
+    await mock.runDue();
+    const [sandbox, production] = mock.state.events;
+    const sandboxPage = await get(mock, `/console/events/${sandbox!.id}`);
+    expect(sandboxPage.text).toContain(`<dt>Environment</dt><dd>sandbox</dd>`);
+    expect(sandboxPage.text).toContain(`the sandbox webhook secret <code>${creds.sandbox.webhookSecret}</code>`);
+    const productionPage = await get(mock, `/console/events/${production!.id}`);
+    expect(productionPage.text).toContain('<dt>Environment</dt><dd>production</dd>');
+    expect(productionPage.text).toContain('the production webhook secret (not shown)');
+    expect(productionPage.text).not.toContain(creds.production.webhookSecret);
+    expect(productionPage.text).not.toContain(creds.sandbox.webhookSecret);
+  });
+
   it('refuses a form without the page token (another site in the same browser cannot act)', async () => {
     const { mock, call } = setup();
     const trx = (await call('POST', '/api/v1/payments', hostedBody())).body.trx_id as string;

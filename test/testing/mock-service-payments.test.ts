@@ -1,7 +1,8 @@
 // Payments on the mock: validation, the runtime decision order, both creation shapes,
 // idempotency, list/get/verify, simulated USSD push outcomes and hosted checkout.
 import { describe, expect, it } from 'vitest';
-import { TEST_PHONE_NUMBERS } from '../../src/testing.js';
+import { DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
+import { defaultMerchant } from '../../src/testing/mock-service/defaults.js';
 import { hostedBody, pushBody, setup, T0 } from './mock-service.support.js';
 
 describe('mock service: payment validation (422 Validation failed)', () => {
@@ -56,7 +57,7 @@ describe('mock service: payment validation (422 Validation failed)', () => {
     const clash = await call('POST', '/api/v1/payments', hostedBody({ webhook_url: 'https://other.example.com/hook' }));
     expect(clash.body.errors).toHaveProperty('webhook_url');
     mock.state.merchants[0]!.defaultWebhookUrl = 'https://shop.example.com/default-hook';
-    expect((await call('POST', '/api/v1/payments', noIpn)).status).toBe(200);
+    expect((await call('POST', '/api/v1/payments', { ...noIpn, ref_trx: 'order-1002' })).status).toBe(200);
   });
 
   it('requires https webhook URLs in production', async () => {
@@ -133,7 +134,12 @@ describe('mock service: runtime decision order', () => {
     const restricted = await call(
       'POST',
       '/api/v1/initiate-payment',
-      hostedBody({ currency_code: 'TZS', success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
+      hostedBody({
+        ref_trx: 'order-1002',
+        currency_code: 'TZS',
+        success_redirect: 'https://s.example.com/ok',
+        cancel_redirect: 'https://s.example.com/no',
+      }),
     );
     expect(restricted.body.info).toMatchObject({
       merchant_payment_methods_restricted: true,
@@ -152,11 +158,13 @@ describe('mock service: runtime decision order', () => {
 
   it('allow_payment_methods narrows by case-insensitive keyword on name or code and never adds', async () => {
     const { call } = setup();
+    let n = 0;
     const legacy = (allow: unknown, currency = 'USD') =>
       call(
         'POST',
         '/api/v1/initiate-payment',
         hostedBody({
+          ref_trx: `allow-${++n}`,
           currency_code: currency,
           allow_payment_methods: allow,
           success_redirect: 'https://s.example.com/ok',
@@ -284,22 +292,31 @@ describe('mock service: Idempotency-Key', () => {
 
   it('scopes keys per route and merchant environment, keeps them 24 h, stores only successes', async () => {
     const { mock, call, clock, creds } = setup();
-    await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k' });
+    const first = await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k' });
     await call(
       'POST',
       '/api/v1/initiate-payment',
-      hostedBody({ success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
+      hostedBody({ ref_trx: 'order-1002', success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no' }),
       { idempotencyKey: 'k' },
     );
+    // The other environment has its own keys, and its own references.
     await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k', env: 'production', creds: creds.production });
     expect(mock.state.payments.size).toBe(3);
-    clock.advance(24 * 3_600_000);
-    expect((await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k' })).headers.get('idempotent-replayed')).toBeNull();
+    clock.advance(24 * 3_600_000 - 1);
+    const replayed = await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k' });
+    expect([replayed.text, replayed.headers.get('idempotent-replayed')]).toEqual([first.text, 'true']);
+    clock.advance(1);
+    // 24 h on, the key is forgotten: the request runs again, and its ref_trx is taken.
+    expect((await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'k' })).body.error).toBe('DUPLICATE_REFERENCE');
+    const fresh = await call('POST', '/api/v1/payments', hostedBody({ ref_trx: 'order-1003' }), { idempotencyKey: 'k' });
+    expect([fresh.status, fresh.headers.get('idempotent-replayed')]).toEqual([200, null]);
     expect(mock.state.payments.size).toBe(4);
     // A failed request is not stored: fixed and resent with the same key, it creates.
-    const failed = await call('POST', '/api/v1/payments', hostedBody({ currency_code: 'EUR' }), { idempotencyKey: 'fix-me' });
+    const failed = await call('POST', '/api/v1/payments', hostedBody({ ref_trx: 'order-1004', currency_code: 'EUR' }), {
+      idempotencyKey: 'fix-me',
+    });
     expect(failed.status).toBe(422);
-    expect((await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'fix-me' })).status).toBe(200);
+    expect((await call('POST', '/api/v1/payments', hostedBody({ ref_trx: 'order-1004' }), { idempotencyKey: 'fix-me' })).status).toBe(200);
   });
 
   it('answers concurrent requests with one key once', async () => {
@@ -316,6 +333,75 @@ describe('mock service: Idempotency-Key', () => {
     expect(long.status).toBe(422);
     expect(long.body.error).toBe('Validation failed');
     expect(long.body.errors).toHaveProperty('Idempotency-Key');
+    expect(mock.state.payments.size).toBe(1);
+  });
+});
+
+describe('mock service: DUPLICATE_REFERENCE', () => {
+  const DUPLICATE = {
+    error: 'DUPLICATE_REFERENCE',
+    message: 'Transaction reference already exists',
+    errors: { ref_trx: ['Transaction reference already exists'] },
+  };
+  const legacyBody = (extra: Record<string, unknown> = {}) =>
+    hostedBody({ success_redirect: 'https://s.example.com/ok', cancel_redirect: 'https://s.example.com/no', ...extra });
+
+  it('refuses a second payment with a used ref_trx: 409, under another key or none, on either create route', async () => {
+    const { mock, call } = setup();
+    expect((await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'first' })).status).toBe(200);
+    for (const [path, body, key] of [
+      ['/api/v1/payments', hostedBody(), 'second'],
+      ['/api/v1/payments', hostedBody({ payment_amount: 40 }), undefined],
+      ['/api/v1/initiate-payment', legacyBody(), 'third'],
+    ] as const) {
+      const reply = await call('POST', path, body, key === undefined ? {} : { idempotencyKey: key });
+      expect([path, reply.status], String(key)).toEqual([path, 409]);
+      expect(reply.text).toBe(JSON.stringify(DUPLICATE));
+    }
+    expect(mock.state.payments.size).toBe(1);
+    // Legacy first, then /payments: one rule for both routes.
+    expect((await call('POST', '/api/v1/initiate-payment', legacyBody({ ref_trx: 'legacy-ref' }))).status).toBe(200);
+    expect((await call('POST', '/api/v1/payments', hostedBody({ ref_trx: 'legacy-ref' }))).body).toEqual(DUPLICATE);
+  });
+
+  it('a replay with the same Idempotency-Key still gets the first answer (idempotency wins)', async () => {
+    const { mock, call } = setup();
+    const first = await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'same' });
+    const again = await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'same' });
+    expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, first.text, 'true']);
+    // A refused request is not stored: the same key with a free reference then creates.
+    expect((await call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: 'other' })).status).toBe(409);
+    expect((await call('POST', '/api/v1/payments', hostedBody({ ref_trx: 'order-1002' }), { idempotencyKey: 'other' })).status).toBe(200);
+    expect(mock.state.payments.size).toBe(2);
+  });
+
+  it('is per merchant and environment, and holds for a failed payment too', async () => {
+    const second = { ...DEFAULT_CREDENTIALS.sandbox, merchantKey: 'test_merchant_2002', apiKey: 'test_api_key_2002' };
+    const merchants = [
+      defaultMerchant(),
+      {
+        ...defaultMerchant(),
+        id: 2002,
+        credentials: {
+          sandbox: second,
+          production: { ...DEFAULT_CREDENTIALS.production, merchantKey: 'live_merchant_2002', apiKey: 'live_api_key_2002' },
+        },
+      },
+    ];
+    const { mock, call, creds } = setup({ merchants });
+    const first = await call('POST', '/api/v1/payments', hostedBody());
+    expect((await call('POST', '/api/v1/payments', hostedBody(), { env: 'production', creds: creds.production })).status).toBe(200);
+    expect((await call('POST', '/api/v1/payments', hostedBody(), { creds: second })).status).toBe(200);
+    await mock.completeCheckout(first.body.trx_id, 'failed');
+    expect((await call('POST', '/api/v1/payments', hostedBody())).status).toBe(409);
+  });
+
+  it('two concurrent creates with one ref_trx and different keys: one payment, one 409', async () => {
+    const { mock, call } = setup();
+    const replies = await Promise.all(
+      ['a', 'b', 'c'].map((key) => call('POST', '/api/v1/payments', hostedBody(), { idempotencyKey: key })),
+    );
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     expect(mock.state.payments.size).toBe(1);
   });
 });

@@ -152,6 +152,35 @@ describe('bodies over the limit', () => {
   });
 });
 
+/** A mock without signatures or rate limit, and a create/retrieve on it. */
+function open(options: Parameters<typeof createMockService>[0] = {}) {
+  const service = createMockService({ autoRun: false, requireSignatures: false, rateLimitPerMinute: 1e9, ...options });
+  const { merchantKey, apiKey } = service.credentials.sandbox;
+  const headers = { 'X-Environment': 'sandbox', 'X-Merchant-Key': merchantKey, 'X-API-Key': apiKey, 'Content-Type': 'application/json' };
+  const create = async (ref: string, key?: string) => {
+    const res = await service.handle(
+      new Request('https://sandbox.business-payments.test/api/v1/payments', {
+        method: 'POST',
+        headers: key === undefined ? headers : { ...headers, 'Idempotency-Key': key },
+        body: JSON.stringify({ payment_amount: 10, currency_code: 'USD', ref_trx: ref, ipn_url: 'https://shop.example.com/ipn' }),
+      }),
+    );
+    const text = await res.text();
+    const body = JSON.parse(text) as { data?: { trx_id: string } };
+    return {
+      status: res.status,
+      text,
+      body,
+      trx: body.data?.trx_id ?? '',
+      replayed: res.headers.get('idempotent-replayed'),
+      retryAfter: res.headers.get('retry-after'),
+    };
+  };
+  const retrieve = (trx: string) =>
+    service.handle(new Request(`https://sandbox.business-payments.test/api/v1/payments/${trx}`, { headers }));
+  return { mock: service, create, retrieve };
+}
+
 describe('bounded stores', () => {
   test('the request log is a ring, and idempotency keys are capped', async () => {
     const small = createMockService({
@@ -174,42 +203,55 @@ describe('bounded stores', () => {
     await small.close();
   });
 
-  test('records and idempotency keys keep the newest; a trimmed payment is a 404; rows share their gateway lists', async () => {
-    const small = createMockService({
-      autoRun: false,
-      requireSignatures: false,
-      limits: { records: 30, idempotencyKeys: 20 },
-      rateLimitPerMinute: 100_000,
-    });
-    const { merchantKey, apiKey } = small.credentials.sandbox;
-    const headers = { 'X-Environment': 'sandbox', 'X-Merchant-Key': merchantKey, 'X-API-Key': apiKey, 'Content-Type': 'application/json' };
-    const create = async (i: number) => {
-      const res = await small.handle(
-        new Request('https://sandbox.business-payments.test/api/v1/payments', {
-          method: 'POST',
-          headers: { ...headers, 'Idempotency-Key': `key-${i}` },
-          body: JSON.stringify({ payment_amount: 10, currency_code: 'USD', ref_trx: `r-${i}`, ipn_url: 'https://shop.example.com/ipn' }),
-        }),
-      );
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { data: { trx_id: string } }).data.trx_id;
-    };
+  test('records keep the newest; a trimmed payment is a 404 and frees its ref_trx; rows share their gateway lists', async () => {
+    const small = open({ limits: { records: 30 } });
     const ids: string[] = [];
-    for (let i = 0; i < 100; i++) ids.push(await create(i));
-    expect(small.state.payments.size).toBeLessThanOrEqual(30 + 16);
-    const retrieve = (trx: string) =>
-      small.handle(new Request(`https://sandbox.business-payments.test/api/v1/payments/${trx}`, { headers }));
-    expect((await retrieve(ids[0]!)).status).toBe(404);
-    expect((await retrieve(ids[99]!)).status).toBe(200);
-    // The newest key replays its payment; the oldest was evicted, so it creates a new one.
-    expect(await create(99)).toBe(ids[99]);
-    expect(await create(0)).not.toBe(ids[0]);
-    const [a, b] = [...small.state.payments.values()].slice(-2) as Array<{ merchant_payment_method_codes: string[] }>;
+    for (let i = 0; i < 100; i++) ids.push((await small.create(`r-${i}`)).trx);
+    expect(small.mock.state.payments.size).toBeLessThanOrEqual(30 + 16);
+    expect((await small.retrieve(ids[0]!)).status).toBe(404);
+    expect((await small.retrieve(ids[99]!)).status).toBe(200);
+    // The reference index is trimmed with the payments: a forgotten payment's ref_trx is free again.
+    expect((await small.create('r-0')).status).toBe(200);
+    expect((await small.create('r-99')).status).toBe(409);
+    const [a, b] = [...small.mock.state.payments.values()].slice(-2) as Array<{ merchant_payment_method_codes: string[] }>;
     expect(a!.merchant_payment_method_codes).toBe(b!.merchant_payment_method_codes);
     expect(Object.isFrozen(a!.merchant_payment_method_codes)).toBe(true);
-    await small.close();
+    await small.mock.close();
   });
 
+  test('idempotency keys are kept 24 h: after 10,000 more keys an early key still replays its first payment', async () => {
+    const busy = open();
+    const first = await busy.create('early', 'key-early');
+    for (let i = 0; i < 10_050; i++) expect((await busy.create(`later-${i}`, `key-${i}`)).status).toBe(200);
+    // Its payment was trimmed from the records long ago; the key still answers with it.
+    expect((await busy.retrieve(first.trx)).status).toBe(404);
+    const replay = await busy.create('early', 'key-early');
+    expect([replay.status, replay.trx, replay.replayed]).toEqual([200, first.trx, 'true']);
+    expect(replay.text).toBe(first.text);
+    await busy.mock.close();
+  }, 60_000);
+
+  test('at the cap a new key is refused (503, Retry-After) while kept keys replay; keys free up 24 h on', async () => {
+    let now = Date.UTC(2025, 0, 15, 12);
+    const full = open({ limits: { idempotencyKeys: 20 }, now: () => now });
+    const kept: Array<{ trx: string }> = [];
+    for (let i = 0; i < 20; i++) {
+      kept.push(await full.create(`r-${i}`, `key-${i}`));
+      now += 1_000;
+    }
+    const refused = await full.create('r-new', 'key-new');
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: 'Idempotency key store full', message: expect.stringContaining('24 hours') });
+    // The oldest key was answered 20 s ago: it expires in 24 h minus 20 s.
+    expect(refused.retryAfter).toBe(String(24 * 3600 - 20));
+    expect(full.mock.state.payments.size).toBe(20);
+    expect((await full.create('r-0', 'key-0')).trx).toBe(kept[0]!.trx);
+    expect((await full.create('r-new')).status).toBe(200); // no key: nothing to keep
+    now += 24 * 3_600_000 - 20_000;
+    expect((await full.create('r-newer', 'key-new')).status).toBe(200);
+    expect((await full.create('r-newest', 'key-newest')).status).toBe(503); // one place freed, one taken
+    await full.mock.close();
+  });
   test('an absurd amount is a 422, never a null in the answer', async () => {
     const { merchantKey, apiKey } = mock.credentials.sandbox;
     const open = createMockService({ autoRun: false, requireSignatures: false });

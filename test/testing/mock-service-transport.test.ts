@@ -54,6 +54,29 @@ describe('mock service: openapi.json', () => {
     );
   });
 
+  it('lists 409 DUPLICATE_REFERENCE on the payment creates and 503 (key store full) on every create, in status order', async () => {
+    const { call } = setup();
+    const { paths } = (await call('GET', '/api/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
+    for (const path of ['/api/v1/payments', '/api/v1/initiate-payment']) {
+      expect(paths[path]!.post!.responses['409']!.description, path).toMatch(/^DUPLICATE_REFERENCE/);
+    }
+    expect(paths['/api/v1/payouts']!.post!.responses).not.toHaveProperty('409');
+    for (const path of [
+      '/api/v1/payments',
+      '/api/v1/initiate-payment',
+      '/api/v1/payouts',
+      '/api/v1/billing/plans',
+      '/api/v1/billing/subscriptions',
+    ]) {
+      const statuses = Object.keys(paths[path]!.post!.responses);
+      expect(statuses, path).toContain('503');
+      expect(statuses, path).toEqual([...statuses].sort());
+    }
+    expect(paths['/api/v1/balance']!.get!.responses).not.toHaveProperty('503');
+  });
+
   it('every listed route answers (not 404/405) when called signed', async () => {
     const { call } = setup();
     for (const route of SPEC_ROUTES) {
@@ -199,7 +222,7 @@ describe('mock service + SDK PaymentsClient over a real socket', () => {
         ipn_url: 'https://shop.example.com/ipn',
         allow_payment_methods: 'mpesa',
       });
-      expect(session.info.merchant_payment_method_codes).toEqual(['mpesa']);
+      expect(session.info?.merchant_payment_method_codes).toEqual(['mpesa']);
 
       const push = await client.payments.create({
         payment_amount: 5000,

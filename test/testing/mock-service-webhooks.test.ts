@@ -2,7 +2,9 @@
 // signature checked with our own node:crypto HMAC, and the retry schedule on an injected clock.
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createMockService, TEST_PHONE_NUMBERS } from '../../src/testing.js';
+import { createMockService, DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
+import { defaultMerchant } from '../../src/testing/mock-service/defaults.js';
+import { verifyWebhook } from '../../src/webhooks.js';
 import { hostedBody, pushBody, setup, T0, webhookSignature } from './mock-service.support.js';
 
 const MIN = 60_000;
@@ -88,6 +90,64 @@ describe('mock service: webhook payload and signature', () => {
     await mock.runDue();
     expect(received[0]!.headers['x-environment']).toBe('production');
     expect(JSON.parse(received[0]!.body).data.environment).toBe('production');
+  });
+});
+
+describe('mock service: a webhook secret per environment', () => {
+  it('signs production deliveries with the production secret: they do not verify with the sandbox one', async () => {
+    const { mock, call, received, creds } = setup();
+    for (const env of ['sandbox', 'production'] as const) {
+      const { body } = await call('POST', '/api/v1/payments', hostedBody(), { env, creds: creds[env] });
+      await mock.completeCheckout(body.trx_id, 'success');
+    }
+    await mock.runDue();
+    const [sandbox, production] = received;
+    const signature = (secret: string, r: typeof sandbox) => webhookSignature(secret, r!.headers['x-service-timestamp']!, r!.body);
+    expect(creds.production.webhookSecret).not.toBe(creds.sandbox.webhookSecret);
+    expect(sandbox!.headers['x-service-signature']).toBe(signature(creds.sandbox.webhookSecret, sandbox));
+    expect(production!.headers['x-service-signature']).toBe(signature(creds.production.webhookSecret, production));
+    // The SDK's verifier agrees: the sandbox secret refuses the production delivery.
+    const check = (r: typeof sandbox, secret: string) =>
+      verifyWebhook({ payload: r!.body, headers: r!.headers, secret, now: () => T0 }).then(
+        () => 'ok',
+        (error: { reason?: string }) => error.reason,
+      );
+    expect(await check(production, creds.sandbox.webhookSecret)).toBe('invalid_signature');
+    expect(await check(production, creds.production.webhookSecret)).toBe('ok');
+    expect(await check(sandbox, creds.sandbox.webhookSecret)).toBe('ok');
+  });
+
+  it('credentials: each environment has its own secret; the top-level one is the sandbox one', () => {
+    const mock = createMockService({ autoRun: false });
+    expect(mock.credentials.sandbox.webhookSecret).toBe('whsec_test_1001');
+    expect(mock.credentials.webhookSecret).toBe('whsec_test_1001');
+    expect(DEFAULT_CREDENTIALS.sandbox.webhookSecret).toBe('whsec_test_1001');
+    expect(DEFAULT_CREDENTIALS.webhookSecret).toBe(DEFAULT_CREDENTIALS.sandbox.webhookSecret);
+    expect(mock.credentials.production.webhookSecret).toBe(DEFAULT_CREDENTIALS.production.webhookSecret);
+    expect(mock.credentials.production.webhookSecret).not.toBe(mock.credentials.sandbox.webhookSecret);
+  });
+
+  it('a merchant given one webhookSecret (the older shape) gets a distinct production secret; either field rotates the sandbox one', () => {
+    const { webhookSecret: _s, ...base } = defaultMerchant();
+    const legacy = {
+      ...base,
+      credentials: {
+        sandbox: { ...DEFAULT_CREDENTIALS.sandbox, webhookSecret: undefined },
+        production: { ...DEFAULT_CREDENTIALS.production, webhookSecret: undefined },
+      },
+      webhookSecret: 'whsec_mine',
+    };
+    const mock = createMockService({ autoRun: false, merchants: [legacy] });
+    expect(mock.credentials.sandbox.webhookSecret).toBe('whsec_mine');
+    expect(mock.credentials.production.webhookSecret).toBe('whsec_mine_live');
+    const merchant = mock.state.merchants[0]!;
+    merchant.credentials.sandbox.webhookSecret = 'whsec_rotated';
+    expect([merchant.webhookSecret, mock.credentials.webhookSecret]).toEqual(['whsec_rotated', 'whsec_rotated']);
+    merchant.webhookSecret = 'whsec_again';
+    expect(mock.credentials.sandbox.webhookSecret).toBe('whsec_again');
+    expect(mock.credentials.production.webhookSecret).toBe('whsec_mine_live');
+    const none = { ...legacy, webhookSecret: undefined };
+    expect(() => createMockService({ merchants: [none] })).toThrow(/no webhook secret/);
   });
 });
 

@@ -124,7 +124,8 @@ describe('signWebhook', () => {
     });
 
     test('a unicode payload and a unicode secret', async () => {
-      const event = paymentEvent({ id: 'evt_ü', data: { merchant_ref: 'Zoë 東京 🎉' } });
+      const event = paymentEvent({ id: 'evt_ü' });
+      (event.data as Record<string, unknown>).merchant_ref = 'Zoë 東京 🎉';
       const secret = 'sécret-🔑';
       const { body, headers } = await signWebhook({ payload: event, secret, timestamp: T });
       expect(headers['X-Service-Signature']).toBe(hmac(secret, `${T}.${body}`));

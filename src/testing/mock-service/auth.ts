@@ -4,7 +4,8 @@
 // all hold. Then merchant availability and the per-merchant-and-IP rate limit.
 import type { Ctx, Environment } from './context.js';
 import type { MockMerchant } from './types.js';
-import { errorResponse, hmacHex, safeEqual } from './util.js';
+import { hmacHex } from './hmac.js';
+import { errorResponse, safeEqual } from './util.js';
 
 export interface AuthInput {
   headers: Headers;

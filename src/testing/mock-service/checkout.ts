@@ -4,7 +4,8 @@
 // signed and time-limited (expires + signature query parameters).
 import type { Ctx } from './context.js';
 import { settlePayment, type PaymentRow } from './payments.js';
-import { hmacHex, html, safeEqual } from './util.js';
+import { hmacHex } from './hmac.js';
+import { html, safeEqual } from './util.js';
 
 function page(status: number, title: string, body: string, headers: Record<string, string> = {}): Response {
   const doc = `<!doctype html>

@@ -7,12 +7,11 @@
 // It is a local development tool and takes no credentials. Forms carry a per-service token
 // that only a page of this origin can read (the console sends no CORS headers), so another
 // site open in the same browser cannot settle payments or send events.
-import { WEBHOOK_EVENT_TYPES } from '../../webhooks/events.js';
 import type { Ctx } from './context.js';
 import { settlePayment, type PaymentRow } from './payments.js';
 import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
 import { html, safeEqual } from './util.js';
-import { resendEvent } from './webhooks.js';
+import { EVENT_TYPES, resendEvent, webhookSecretOf } from './webhooks.js';
 
 /** Rows a list shows: the newest first. */
 const LIST_LIMIT = 50;
@@ -26,8 +25,8 @@ export const FAILURE_REASONS = {
   TIMEOUT: 'The customer did not answer in time.',
 } as const;
 
-/** Event types the console can send as a test: every documented one (the SDK's list). */
-export const TEST_EVENT_TYPES = WEBHOOK_EVENT_TYPES;
+/** Event types the console can send as a test: every one the spec documents. */
+export const TEST_EVENT_TYPES = EVENT_TYPES;
 
 /** What the console needs from the service around it. */
 export interface ConsoleContext {
@@ -156,8 +155,8 @@ ${
 <dt>Merchant key</dt><dd><code>${html(merchant.credentials.sandbox.merchantKey)}</code></dd>
 <dt>API key</dt><dd><code>${html(merchant.credentials.sandbox.apiKey)}</code></dd>
 <dt>API secret</dt><dd><code>${html(merchant.credentials.sandbox.apiSecret)}</code></dd>
-<dt>Webhook secret</dt><dd><code>${html(merchant.webhookSecret)}</code></dd></dl>
-<p class="muted">Test credentials of this local sandbox only; production keys are never shown.</p></details>`
+<dt>Webhook secret</dt><dd><code>${html(webhookSecretOf(merchant, 'sandbox'))}</code> (signs sandbox deliveries)</dd></dl>
+<p class="muted">Test credentials of this local sandbox only; production keys are never shown. Production deliveries are signed with the production webhook secret, not this one.</p></details>`
     : ''
 }
 <section id="payments"><h2>Payments <span class="muted">(newest ${LIST_LIMIT})</span></h2>
@@ -172,7 +171,7 @@ ${tokenField(c)}
 <label>Type <select name="type">${TEST_EVENT_TYPES.map((t) => `<option>${html(t)}</option>`).join('')}</select></label>
 <label>URL <input name="url" type="url" required placeholder="http://localhost:3000/webhooks" size="40"></label>
 <button type="submit">Send</button></form>
-<p class="muted">Signed with the webhook secret and retried on the service's schedule (0, 3, 6, 12, 24 min) until a 2xx.</p></section>
+<p class="muted">A sandbox event, signed with the sandbox webhook secret and retried on the service's schedule (0, 3, 6, 12, 24 min) until a 2xx.</p></section>
 ${pending ? LIVE : ''}`;
 }
 
@@ -252,12 +251,20 @@ function eventPage(c: ConsoleContext, id: string): Response {
     200,
     `Event ${id}`,
     `<p><a href="${html(c.base)}/">← Console</a></p><h1>Event <code>${html(id)}</code> ${badge(e.status)}</h1>
-<dl class="kv"><dt>Type</dt><dd>${html(e.type)}</dd><dt>URL</dt><dd>${html(e.url ?? '—')}</dd><dt>Attempts</dt><dd>${e.attempts}</dd><dt>Next retry</dt><dd>${next(c, e)}</dd></dl>
+<dl class="kv"><dt>Type</dt><dd>${html(e.type)}</dd><dt>Environment</dt><dd>${html(e.environment)}</dd>
+<dt>Signed with</dt><dd>${signedWith(c, e)}</dd><dt>URL</dt><dd>${html(e.url ?? '—')}</dd><dt>Attempts</dt><dd>${e.attempts}</dd><dt>Next retry</dt><dd>${next(c, e)}</dd></dl>
 ${e.url ? `<form method="post" action="${html(c.base)}/console/events/${html(encodeURIComponent(id))}/resend">${tokenField(c)}<button type="submit">Resend now</button></form>` : ''}
 <h2>Attempts</h2>${rows ? `<table><thead><tr><th>#</th><th>Sent</th><th>URL</th><th>Answer</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">No attempt yet.</p>'}
 <h2>Body</h2><pre>${html(JSON.stringify(e.payload, null, 2))}</pre>
 ${e.status === 'pending' ? LIVE : ''}`,
   );
+}
+
+// The secret is shown for sandbox events only; a production event names its secret.
+function signedWith(c: ConsoleContext, e: MockWebhookEvent): string {
+  const merchant = c.ctx.state.merchants.find((m) => m.id === e.merchantId);
+  if (e.environment !== 'sandbox') return 'the production webhook secret (not shown)';
+  return merchant ? `the sandbox webhook secret <code>${html(webhookSecretOf(merchant, 'sandbox'))}</code>` : 'the sandbox webhook secret';
 }
 
 function lastAttempt(c: ConsoleContext, e: MockWebhookEvent): MockDeliveryAttempt | undefined {

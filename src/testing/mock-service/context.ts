@@ -24,6 +24,11 @@ export interface Ctx {
   scaled: (ms: number) => number;
   /** Store bounds (see MockServiceOptions.limits). */
   limits: { requestLog: number; records: number; events: number; idempotencyKeys: number };
+  /**
+   * ref_trx already taken, per merchant and environment (`referenceKey()`) → the payment's
+   * trx_id: DUPLICATE_REFERENCE. Bounded like the payments it points at.
+   */
+  references: Map<string, string>;
 }
 
 /** An event to send. */

@@ -23,10 +23,24 @@ export const TEST_PHONE_NUMBERS = {
 /** Origin the msw handlers answer on by default. */
 export const DEFAULT_BASE_URL = 'https://sandbox.business-payments.test';
 
-/** Credentials of the default merchant (documented in docs/testing.md; printed by the CLI). */
+/**
+ * Credentials of the default merchant per environment, each with its own webhook secret
+ * (documented in docs/testing.md; the CLI prints the sandbox set). `webhookSecret` at the
+ * top is the sandbox one, kept for older code.
+ */
 export const DEFAULT_CREDENTIALS = {
-  sandbox: { merchantKey: 'test_merchant_1001', apiKey: 'test_api_key_1001', apiSecret: 'test_secret_1001' },
-  production: { merchantKey: 'live_merchant_1001', apiKey: 'live_api_key_1001', apiSecret: 'live_secret_1001' },
+  sandbox: {
+    merchantKey: 'test_merchant_1001',
+    apiKey: 'test_api_key_1001',
+    apiSecret: 'test_secret_1001',
+    webhookSecret: 'whsec_test_1001',
+  },
+  production: {
+    merchantKey: 'live_merchant_1001',
+    apiKey: 'live_api_key_1001',
+    apiSecret: 'live_secret_1001',
+    webhookSecret: 'whsec_live_1001',
+  },
   webhookSecret: 'whsec_test_1001',
 } as const;
 
@@ -73,7 +87,7 @@ export function defaultMerchant(): MockMerchant {
       sandbox: { ...DEFAULT_CREDENTIALS.sandbox },
       production: { ...DEFAULT_CREDENTIALS.production },
     },
-    webhookSecret: DEFAULT_CREDENTIALS.webhookSecret,
+    webhookSecret: DEFAULT_CREDENTIALS.sandbox.webhookSecret,
     defaultWebhookUrl: null,
     siteUrl: 'https://shop.example.com',
     currencies: {

@@ -382,6 +382,22 @@ const errorResponses = {
 };
 // Only routes with a JSON body can get a 400 (body not JSON, or not an object).
 const badBody = { '400': errorBody('Bad Request: the body is not a JSON object sent as application/json.') };
+// Payment creates: ref_trx is unique per merchant and environment.
+const duplicateReference = {
+  '409': errorBody(
+    'DUPLICATE_REFERENCE: ref_trx is already used by a payment of this merchant and environment (errors.ref_trx says so). A replay with the same Idempotency-Key gets the first answer instead.',
+  ),
+};
+// Create routes: the sandbox keeps Idempotency-Keys 24 h under a cap.
+const storeFull = {
+  '503': errorBody('Idempotency key store full: every kept key is younger than 24 h; a new key is accepted after Retry-After.', {
+    'Retry-After': intHeader('Seconds until the oldest kept key expires.'),
+  }),
+};
+const PAYMENT_CREATES = new Set(['createPayment', 'initiatePayment']);
+/** The responses in status order, as a reader looks them up. */
+const byStatus = (responses: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 
 /** The OpenAPI document, with `server` as the base address. */
 export function openApiDocument(server: string): Record<string, unknown> {
@@ -407,14 +423,16 @@ export function openApiDocument(server: string): Record<string, unknown> {
       summary,
       description: `${summary}. Signed like every /api/v1 call (see the security schemes).`,
       parameters,
-      responses: {
+      responses: byStatus({
         '200': {
           description: 'OK. Every answer carries X-RateLimit-Limit and X-RateLimit-Remaining.',
           content: jsonContent(RESPONSES[operationId] ?? { type: 'object' }),
         },
         ...(REQUEST_BODIES[operationId] ? badBody : {}),
+        ...(PAYMENT_CREATES.has(operationId) ? duplicateReference : {}),
         ...errorResponses,
-      },
+        ...(CREATE_ROUTES.has(operationId) ? storeFull : {}),
+      }),
     };
     const body = REQUEST_BODIES[operationId];
     if (body) operation.requestBody = { required: operationId !== 'pushPayment', content: jsonContent(ref(body)) };

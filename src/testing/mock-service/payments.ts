@@ -2,13 +2,13 @@
 // verify; the runtime decision order; settlement and its webhooks.
 import type { ApiRequest, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
+import { hmacHex } from './hmac.js';
 import { pushOutcome } from './push.js';
 import type { MockGateway, MockMerchant } from './types.js';
 import {
   attr,
   errorResponse,
   FieldErrors,
-  hmacHex,
   isHttpUrl,
   isoUtc,
   json,
@@ -148,6 +148,23 @@ export async function checkoutLink(ctx: Ctx, base: string, trx: string, expiresM
   return `${base}/checkout/${encodeURIComponent(trx)}?expires=${expires}&signature=${signature}`;
 }
 
+/** Where a ref_trx is unique: one merchant and environment. */
+const referenceKey = (merchantId: number, environment: Environment, ref: string): string => `${merchantId} ${environment} ${ref}`;
+
+// The index only points: the payment row decides (it may have been trimmed from the bounded
+// store, or edited in mock.state, since), so a forgotten payment frees its reference.
+function referenceTaken(ctx: Ctx, merchantId: number, environment: Environment, ref: string): boolean {
+  const trx = ctx.references.get(referenceKey(merchantId, environment, ref));
+  const row = trx === undefined ? undefined : (ctx.state.payments.get(trx) as PaymentRow | undefined);
+  return row?.merchant_id === merchantId && row.environment === environment && row.merchant_ref === ref;
+}
+
+/** 409: the spec's DUPLICATE_REFERENCE, with the field it is about. */
+const duplicateReference = (): Response =>
+  errorResponse(409, 'DUPLICATE_REFERENCE', 'Transaction reference already exists', {
+    errors: { ref_trx: ['Transaction reference already exists'] },
+  });
+
 /** POST /api/v1/payments (legacy = false) and POST /api/v1/initiate-payment (legacy = true). */
 export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean): Promise<Response> {
   const { caller, body } = req;
@@ -212,6 +229,9 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
 
   if (errors.has()) return validationFailed(errors.map);
   const currencyCode = currency as string;
+  // ref_trx is unique per merchant and environment (a replay with the same Idempotency-Key
+  // never gets here: the idempotency layer answers it first).
+  if (referenceTaken(ctx, merchant.id, environment, ref as string)) return duplicateReference();
 
   // Runtime decision order (authentication and merchant availability already passed).
   const wallet = merchant.currencies[currencyCode];
@@ -283,7 +303,13 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
     created_at: createdAt,
     updated_at: createdAt,
   };
+  // Checked again after the await above: a concurrent create may have taken the reference.
+  if (referenceTaken(ctx, merchant.id, environment, row.merchant_ref)) return duplicateReference();
   ctx.state.payments.set(trx, row as unknown as Record<string, unknown>);
+  // Deleted first so the entry moves to the end: the index is trimmed oldest first, as payments are.
+  const refKey = referenceKey(merchant.id, environment, row.merchant_ref);
+  ctx.references.delete(refKey);
+  ctx.references.set(refKey, trx);
   if (mode === 'push') startPush(ctx, row, phone!);
 
   if (legacy) {

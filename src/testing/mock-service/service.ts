@@ -1,8 +1,10 @@
 // createMockService: the Business Payments API server simulated in memory, written from the
-// spec. It is a second, independent implementation: it imports nothing from the client (no
-// signer, schemas, resources or HTTP layer), so a client bug cannot hide behind shared code.
-// Runtime-neutral: web-standard APIs only; node:http is found at run time by listen(), msw
-// by the handlers getter.
+// spec. It is a second, independent implementation: no file under src/testing imports
+// anything from the rest of src/ (not the client's HMAC, signer, schemas, event list,
+// resources or HTTP layer; the ESLint rule `no-restricted-imports` on src/testing/** fails
+// the build otherwise), so a client bug cannot hide behind code both sides share.
+// Runtime-neutral: web-standard APIs only; node:crypto (HMAC) and node:http (listen()) are
+// found at run time where they exist, msw by the handlers getter.
 import { getBalance, getSiteInfo, logo } from './account.js';
 import { authenticate, availability, RateLimiter } from './auth.js';
 import { createPlan, createSubscription, listInvoices } from './billing.js';
@@ -10,7 +12,7 @@ import { showCheckout, submitCheckout } from './checkout.js';
 import type { ApiRequest, Ctx } from './context.js';
 import { DEFAULT_BASE_URL, defaultGateways, defaultMerchant } from './defaults.js';
 import { startServer } from './http-server.js';
-import { IdempotencyStore } from './idempotency.js';
+import { DEFAULT_MAX_KEYS, IdempotencyStore } from './idempotency.js';
 import { mswHandlers } from './msw.js';
 import { openApiDocument } from './openapi.js';
 import { createPayment, getPayment, listPayments, pushPayment, settlePayment, verifyPayment, type PaymentRow } from './payments.js';
@@ -19,7 +21,7 @@ import { Scheduler } from './scheduler.js';
 import type { MockRequestLogEntry, MockServer, MockService, MockServiceOptions, MockState } from './types.js';
 import { capList, capMap, errorResponse, isObject, json, randomHex, RAW_TEXT } from './util.js';
 import { handleConsole, isConsolePath, PAGE_VIEWS } from './console.js';
-import { emitEvent } from './webhooks.js';
+import { emitEvent, linkWebhookSecrets, webhookSecretOf } from './webhooks.js';
 
 type Handler = (ctx: Ctx, req: ApiRequest) => Response | Promise<Response>;
 
@@ -93,6 +95,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
   const autoRun = options.autoRun ?? true;
   const merchants = options.merchants ? structuredClone(options.merchants) : [defaultMerchant()];
   if (merchants.length === 0) throw new RangeError('createMockService: merchants must hold at least one merchant.');
+  for (const merchant of merchants) linkWebhookSecrets(merchant);
   const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const userFetch = options.fetch;
@@ -129,8 +132,9 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       requestLog: options.limits?.requestLog ?? 1_000,
       records: options.limits?.records ?? 5_000,
       events: options.limits?.events ?? 5_000,
-      idempotencyKeys: options.limits?.idempotencyKeys ?? 5_000,
+      idempotencyKeys: options.limits?.idempotencyKeys ?? DEFAULT_MAX_KEYS,
     },
+    references: new Map(),
   };
   const rateLimiter = new RateLimiter();
   // The web console's form token (see console.ts).
@@ -265,7 +269,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     const response = found.create
       ? await idempotency.run(
           ctx,
-          { merchantId: auth.merchant.id, environment: auth.environment, method, path, headers: request.headers, body },
+          { merchantId: auth.merchant.id, environment: auth.environment, path, headers: request.headers, body },
           async () => found.handler(ctx, req),
         )
       : await found.handler(ctx, req);
@@ -317,6 +321,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     capList(state.deliveries, ctx.limits.events);
     for (const store of [state.payments, state.payouts, state.plans, state.subscriptions, state.invoices])
       capMap(store, ctx.limits.records);
+    capMap(ctx.references, ctx.limits.records);
     try {
       options.onRequest?.(entry);
     } catch {
@@ -346,11 +351,9 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     },
     get credentials() {
       const first = state.merchants[0]!;
-      return {
-        sandbox: { ...first.credentials.sandbox },
-        production: { ...first.credentials.production },
-        webhookSecret: first.webhookSecret,
-      };
+      const sandbox = { ...first.credentials.sandbox, webhookSecret: webhookSecretOf(first, 'sandbox') };
+      const production = { ...first.credentials.production, webhookSecret: webhookSecretOf(first, 'production') };
+      return { sandbox, production, webhookSecret: sandbox.webhookSecret };
     },
     state,
     runDue: () => scheduler.runDue(),

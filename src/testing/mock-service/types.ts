@@ -1,11 +1,18 @@
 // Public shapes of the simulated service (`createMockService`). The service is a second,
-// independent implementation of the spec: nothing here is shared with the client.
+// independent implementation of the spec: these types are its own, none is taken from the
+// client (src/testing imports nothing from the rest of src/; an ESLint rule enforces it).
 
 /** One environment's credential set. */
 export interface MockCredentials {
   merchantKey: string;
   apiKey: string;
   apiSecret: string;
+  /**
+   * Secret that signs this environment's webhook deliveries: each environment has its own.
+   * Sandbox default: the merchant's `webhookSecret`. Production default: the sandbox secret
+   * with `_live` appended (never the sandbox one itself).
+   */
+  webhookSecret?: string;
 }
 
 /** A merchant of the simulated service. */
@@ -19,10 +26,15 @@ export interface MockMerchant {
   kybApproved: boolean;
   /** Approved settlement mobile number (payout destination), or null. */
   settlementNumber: string | null;
-  /** Credentials per environment. */
+  /** Credentials per environment, each with its own webhook secret. */
   credentials: { sandbox: MockCredentials; production: MockCredentials };
-  /** Webhook signing secret. */
-  webhookSecret: string;
+  /**
+   * The sandbox webhook secret, as older code sets it: the same value as
+   * `credentials.sandbox.webhookSecret` (which wins when both are given). In `mock.state` the
+   * two are one property: setting either rotates the sandbox secret. Production deliveries
+   * are signed with `credentials.production.webhookSecret`, never with this.
+   */
+  webhookSecret?: string;
   /** Default webhook URL (API Config), used when a payment gives none. */
   defaultWebhookUrl: string | null;
   /** Site URL: the default success/cancel redirect. */
@@ -62,11 +74,13 @@ export interface MockServiceOptions {
   /** Requests per minute per merchant and IP. Default 120. */
   rateLimitPerMinute?: number;
   /**
-   * Bounds for a service left running for days: every store keeps at most this many entries,
-   * dropping the oldest first. `requestLog` (state.requests) 1,000; `records` (payments,
-   * payouts, plans, subscriptions, invoices, each) 5,000; `events` (events and deliveries,
-   * each) 5,000; `idempotencyKeys` 5,000 (each kept 24 h on the service clock, or until
-   * evicted by newer keys past the cap). A trimmed payment is a 404, as an unknown one.
+   * Bounds for a service left running for days. `requestLog` (state.requests) 1,000;
+   * `records` (payments, payouts, plans, subscriptions, invoices, each) 5,000; `events`
+   * (events and deliveries, each) 5,000: these keep the newest, dropping the oldest first (a
+   * trimmed payment is a 404, as an unknown one, and its ref_trx is free again).
+   * `idempotencyKeys` 50,000: each key is kept its full 24 h on the service clock (about 1 KB
+   * each); when all are younger than that, a request with a new key gets 503 with a
+   * Retry-After, never an answer whose replay could create a second payment.
    */
   limits?: { requestLog?: number; records?: number; events?: number; idempotencyKeys?: number };
   /** Brand in webhook header names (`X-<Brand>-Signature`). Default `Service`. */
@@ -194,8 +208,12 @@ export interface MockService {
     headersTimeoutMs?: number | undefined;
     requestTimeoutMs?: number | undefined;
   }): Promise<MockServer>;
-  /** Credentials of the default (first) merchant, and its webhook secret. */
-  readonly credentials: { sandbox: MockCredentials; production: MockCredentials; webhookSecret: string };
+  /**
+   * Credentials of the default (first) merchant per environment, each with the webhook
+   * secret that signs that environment's deliveries. `webhookSecret` at the top is the
+   * sandbox one (kept for older code; equal to `sandbox.webhookSecret`).
+   */
+  readonly credentials: { sandbox: Required<MockCredentials>; production: Required<MockCredentials>; webhookSecret: string };
   /** The records. */
   readonly state: MockState;
   /** Runs push outcomes and webhook attempts that are due at `now()` (for an injected clock). */

@@ -1,9 +1,5 @@
-// Small helpers of the simulated service: JSON and error responses, HMAC, ids, time
-// formats. Web-standard APIs only (Response, crypto.subtle, TextEncoder), plus node:crypto's
-// HMAC where the runtime has it (the client's own HMAC code, which finds it at run time).
-import { hmacSha256Hex, loadNodeCrypto, nodeHmacSha256 } from '../../internal/hmac.js';
-
-const encoder = new TextEncoder();
+// Small helpers of the simulated service: JSON and error responses, ids, time formats.
+// Web-standard APIs only (Response, crypto.getRandomValues); its HMAC is in hmac.ts.
 
 /** A JSON response. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -52,20 +48,6 @@ export class FieldErrors {
 /** `payment_amount` → `payment amount`, as Laravel names attributes in messages. */
 export function attr(field: string): string {
   return field.replace(/_/g, ' ');
-}
-
-/** Hex HMAC-SHA256 of `prefix` then `body` (strings encoded as UTF-8, bytes as they are) under `secret`. */
-// node:crypto's one-shot HMAC where it is there (no thread-pool round trip per request, so
-// fewer requests in flight hold memory across a collection); WebCrypto elsewhere.
-export async function hmacHex(secret: string, prefix: string, body: string | Uint8Array = ''): Promise<string> {
-  const node = loadNodeCrypto();
-  if (node) return nodeHmacSha256(node, secret, prefix, body, 'hex');
-  const head = encoder.encode(prefix);
-  const tail = typeof body === 'string' ? encoder.encode(body) : body;
-  const data = new Uint8Array(head.length + tail.length);
-  data.set(head);
-  data.set(tail, head.length);
-  return hmacSha256Hex(secret, data);
 }
 
 /** Compares two strings in time that depends only on their lengths, not their contents. */

@@ -1,11 +1,59 @@
 // Signed webhook delivery with the spec's retry schedule: an attempt at once, then 3, 6, 12
 // and 24 minutes after each failure (× timeScale), at most 5 attempts, then abandoned. A 2xx
 // answer is a delivery. Every attempt carries the same event id and body, signed afresh:
-// X-<Brand>-Signature = hex(HMAC-SHA256(webhook secret, "<timestamp>.<body>")).
-import type { Ctx, EmitInput } from './context.js';
+// X-<Brand>-Signature = hex(HMAC-SHA256(webhook secret, "<timestamp>.<body>")), with the
+// secret of the event's environment (sandbox and production each have their own).
+import type { Ctx, EmitInput, Environment } from './context.js';
 import { TIMING, WEBHOOK_API_VERSION } from './defaults.js';
-import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
-import { hmacHex, isoOffset, prefixedId } from './util.js';
+import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './types.js';
+import { hmacHex } from './hmac.js';
+import { isoOffset, prefixedId } from './util.js';
+
+/**
+ * The spec's event types, listed here from the spec (not taken from the client's list: a
+ * test holds the two lists to each other instead).
+ */
+export const EVENT_TYPES = [
+  'payment.completed',
+  'payment.failed',
+  'subscription.created',
+  'subscription.cancelled',
+  'subscription.suspended',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.payment_failed',
+] as const;
+
+/**
+ * The secret that signs `environment`'s deliveries for `merchant`, read live (tests rotate
+ * it in `mock.state`). Production never falls back to the sandbox secret: without its own
+ * it is the sandbox one with `_live` appended.
+ */
+export function webhookSecretOf(merchant: MockMerchant, environment: Environment): string {
+  const sandbox = merchant.credentials.sandbox.webhookSecret ?? merchant.webhookSecret ?? '';
+  if (environment === 'sandbox') return sandbox;
+  return merchant.credentials.production.webhookSecret ?? `${sandbox}_live`;
+}
+
+/**
+ * Gives each merchant record both environments' webhook secrets, and makes its
+ * `webhookSecret` (the older, single-secret field) an alias of the sandbox one, so setting
+ * either rotates the same secret. Throws when a merchant has no sandbox secret at all.
+ */
+export function linkWebhookSecrets(merchant: MockMerchant): void {
+  const { sandbox, production } = merchant.credentials;
+  sandbox.webhookSecret ??= merchant.webhookSecret;
+  if (typeof sandbox.webhookSecret !== 'string' || sandbox.webhookSecret === '') {
+    throw new RangeError(`createMockService: merchant ${merchant.id} has no webhook secret: set credentials.sandbox.webhookSecret.`);
+  }
+  production.webhookSecret ??= webhookSecretOf(merchant, 'production');
+  Object.defineProperty(merchant, 'webhookSecret', {
+    get: () => sandbox.webhookSecret,
+    set: (value: string) => void (sandbox.webhookSecret = value),
+    enumerable: true,
+    configurable: true,
+  });
+}
 
 /** Attempts before an event is abandoned. */
 export const MAX_ATTEMPTS = 5;
@@ -35,7 +83,8 @@ export function emitEvent(ctx: Ctx, input: EmitInput): MockWebhookEvent {
     nextAttemptAt: input.url ? ctx.now() : null,
   };
   ctx.state.events.push(event);
-  if (input.url) ctx.scheduler.at(ctx.now(), `webhook ${id} attempt 1`, () => attempt(ctx, event, 1, input.merchant.webhookSecret));
+  const secret = webhookSecretOf(input.merchant, input.environment);
+  if (input.url) ctx.scheduler.at(ctx.now(), `webhook ${id} attempt 1`, () => attempt(ctx, event, 1, secret));
   return event;
 }
 
@@ -46,8 +95,7 @@ export function emitEvent(ctx: Ctx, input: EmitInput): MockWebhookEvent {
  */
 export async function resendEvent(ctx: Ctx, event: MockWebhookEvent): Promise<MockDeliveryAttempt | undefined> {
   if (!event.url) return undefined;
-  const secret = ctx.state.merchants.find((m) => m.id === event.merchantId)?.webhookSecret ?? '';
-  return send(ctx, event, event.attempts + 1, secret, true);
+  return send(ctx, event, event.attempts + 1, '', true);
 }
 
 async function attempt(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret: string): Promise<void> {
@@ -70,8 +118,10 @@ async function attempt(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSec
 /** One signed POST of the event; records the attempt, and a 2xx as delivered. */
 async function send(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret: string, manual: boolean): Promise<MockDeliveryAttempt> {
   const url = event.url!;
-  // The merchant's current secret (tests may rotate it in state between attempts).
-  const secret = ctx.state.merchants.find((m) => m.id === event.merchantId)?.webhookSecret ?? fallbackSecret;
+  // The merchant's current secret of the event's environment (tests may rotate it in state
+  // between attempts); the one at emission if the merchant record is gone.
+  const merchant = ctx.state.merchants.find((m) => m.id === event.merchantId);
+  const secret = merchant ? webhookSecretOf(merchant, event.environment) : fallbackSecret;
   const timestamp = String(Math.floor(ctx.now() / 1000));
   const signature = await hmacHex(secret, `${timestamp}.${event.body}`);
   const at = ctx.now();
