@@ -41,14 +41,16 @@ export default {
     }
 
     // Deliveries are at-least-once: the same event id can arrive again. Answer 200, do nothing.
-    if (accepted.has(event.id)) return Response.json({ received: true, duplicate: true });
-    accepted.add(event.id);
+    // (A payment event always has an id; one of a shape the spec does not show may not.)
+    const id = event.id ?? '';
+    if (id && accepted.has(id)) return Response.json({ received: true, duplicate: true });
+    if (id) accepted.add(id);
 
     // Answer now; the work continues after the response. The service got its 200 and will
     // not retry, so a failure here is only logged: keep this work idempotent and small, or
     // put the event on a durable queue first (Cloudflare Queues: await env.QUEUE.send(event)).
     const work = handleEvent(event).catch((error: unknown) => {
-      accepted.delete(event.id); // so a later redelivery of this event is processed
+      accepted.delete(id); // so a later redelivery of this event is processed
       console.error(`webhook ${event.id} (${event.type}) failed:`, error);
     });
     if (ctx) ctx.waitUntil(work);

@@ -38,15 +38,17 @@ export function createApp({ secret, enqueue, processed = new Set() }: WebhookApp
     }
 
     // Deliveries are at-least-once: the same event id can arrive again. Answer 200, do nothing.
-    if (processed.has(event.id)) {
+    // (A payment event always has an id; one of a shape the spec does not show may not.)
+    const id = event.id ?? '';
+    if (id && processed.has(id)) {
       res.status(200).json({ received: true, duplicate: true });
       return;
     }
-    processed.add(event.id);
+    if (id) processed.add(id);
     try {
       await enqueue(event); // fast: the work happens in your worker, after we answer
     } catch (error) {
-      processed.delete(event.id); // not accepted after all: let the retry through
+      processed.delete(id); // not accepted after all: let the retry through
       throw error;
     }
     res.status(200).json({ received: true });

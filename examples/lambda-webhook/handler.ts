@@ -45,8 +45,10 @@ export async function handler(event: LambdaHttpEvent): Promise<LambdaHttpResult>
     }
     throw error; // a configuration error: 500, and the service retries once it is fixed
   }
-  if (accepted.has(verified.id)) return reply(200, { received: true, duplicate: true });
-  accepted.add(verified.id);
+  // (A payment event always has an id; one of a shape the spec does not show may not.)
+  const id = verified.id ?? '';
+  if (id && accepted.has(id)) return reply(200, { received: true, duplicate: true });
+  if (id) accepted.add(id);
   received.push(verified);
   return reply(200, { received: true });
 }

@@ -63,12 +63,14 @@ export function createWebhookHandler({ secret, enqueue, processed = new Set() }:
     }
 
     // Deliveries are at-least-once: the same event id can arrive again. Answer 200, do nothing.
-    if (processed.has(event.id)) return send(res, 200, { received: true, duplicate: true });
-    processed.add(event.id);
+    // (A payment event always has an id; one of a shape the spec does not show may not.)
+    const id = event.id ?? '';
+    if (id && processed.has(id)) return send(res, 200, { received: true, duplicate: true });
+    if (id) processed.add(id);
     try {
       await enqueue(event); // fast: the work happens in your worker, after we answer
     } catch (error) {
-      processed.delete(event.id); // not accepted after all: let the retry through
+      processed.delete(id); // not accepted after all: let the retry through
       throw error;
     }
     send(res, 200, { received: true });

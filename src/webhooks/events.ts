@@ -1,55 +1,95 @@
-/** An amount with its currency, as webhook payloads carry it. */
+// Event types. Exact where the spec speaks, tolerant where it is silent: the spec shows the
+// payment events' payload, and run time checks only what a merchant acts on in it (`id`,
+// `type`, `data.trx_id`); every other field may be missing or null, and the types say so.
+// The spec shows no payload for subscription.* and invoice.*: those are typed as our
+// sandbox sends them, with every field but `type` optional, and nothing in them is checked.
+
+/** An amount with its currency, as payment events carry it (either may be missing or null). */
 export interface Money {
-  value: number;
-  currency: string;
+  /** In currency units: a number, also when the service sent a decimal string ("25.00"). */
+  value?: number | null;
+  /** 3-letter currency code. */
+  currency?: string | null;
 }
 
-/** `data` of payment.completed / payment.failed, as the spec shows it. */
+/**
+ * `data` of payment.completed / payment.failed, as the spec shows it. Only `trx_id` is
+ * checked; the rest may be missing or null, so confirm the outcome and amount with
+ * `payments.verify(trx_id)` before you fulfil.
+ */
 export interface PaymentEventData {
+  /** The service's transaction id (checked: always a string). */
   trx_id: string;
-  merchant_ref: string;
+  /** Your order reference (`ref_trx` of the payment). */
+  merchant_ref?: string | null;
   /** `completed` for payment.completed. */
-  status: string;
-  amount: Money;
-  settlement: { gross: Money; fees: Money; net: Money };
-  customer: { name: string; email: string; phone: string };
-  environment: 'sandbox' | 'production';
+  status?: string | null;
+  /** The amount charged. */
+  amount?: Money | null;
+  /** What the payment settles as. */
+  settlement?: { gross?: Money | null; fees?: Money | null; net?: Money | null } | null;
+  /** The paying customer. */
+  customer?: { name?: string | null; email?: string | null; phone?: string | null } | null;
+  /** `sandbox` or `production`. */
+  environment?: 'sandbox' | 'production' | null;
   [key: string]: unknown;
 }
 
-/** Fields every delivery carries. */
+/**
+ * An event whose payload the spec shows (the payment events). `id`, `type` and `data` are
+ * checked; `api_version` and `created_at` may be missing or null.
+ */
 export interface WebhookEventBase<Type extends string | UnknownWebhookEventType, Data> {
-  /** Event id (prefix `evt_`): de-duplicate deliveries by it. */
+  /** Event id (prefix `evt_`): de-duplicate deliveries by it. Checked: always a string. */
   id: string;
   type: Type;
   /** Date-form version string. */
-  api_version: string;
+  api_version?: string | null;
   /** ISO 8601 timestamp with offset. */
-  created_at: string;
+  created_at?: string | null;
   data: Data;
   [key: string]: unknown;
 }
 
-// The spec does not show subscription.* and invoice.* payloads: their data is a plain object.
-/** `data` of subscription and invoice events (not shown in the spec). */
+/**
+ * An event whose payload the spec does not show (subscription.*, invoice.*, and types this
+ * SDK does not know): any signed JSON object is accepted, with every field the server sent.
+ * Typed as our sandbox sends it, but nothing in it is checked: every field but `type` may be
+ * missing (or of another type). `type` is the payload's, or the event header's when the
+ * payload has none.
+ */
+export interface ProvisionalWebhookEvent<Type extends string | UnknownWebhookEventType> {
+  /** Event id (`evt_…` from our sandbox): de-duplicate by it when it is there. Not checked. */
+  id?: string;
+  type: Type;
+  /** Date-form version string (not checked). */
+  api_version?: string;
+  /** ISO 8601 timestamp with offset (not checked). */
+  created_at?: string;
+  /** The event's object (not shown in the spec; not checked). */
+  data?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+/** `data` of subscription and invoice events: the spec shows no shape, so a plain object. */
 export type BillingEventData = Record<string, unknown>;
 
 /** A payment settled successfully. */
 export type PaymentCompletedEvent = WebhookEventBase<'payment.completed', PaymentEventData>;
 /** A payment failed or was canceled. */
 export type PaymentFailedEvent = WebhookEventBase<'payment.failed', PaymentEventData>;
-/** A subscription was created after consent was recorded. */
-export type SubscriptionCreatedEvent = WebhookEventBase<'subscription.created', BillingEventData>;
-/** A subscription was cancelled. */
-export type SubscriptionCancelledEvent = WebhookEventBase<'subscription.cancelled', BillingEventData>;
-/** A subscription reached its maximum dunning failures. */
-export type SubscriptionSuspendedEvent = WebhookEventBase<'subscription.suspended', BillingEventData>;
-/** A billing invoice was opened. */
-export type InvoiceCreatedEvent = WebhookEventBase<'invoice.created', BillingEventData>;
-/** An invoice was settled by USSD push. */
-export type InvoicePaidEvent = WebhookEventBase<'invoice.paid', BillingEventData>;
-/** A charge attempt failed; the dunning schedule applies. */
-export type InvoicePaymentFailedEvent = WebhookEventBase<'invoice.payment_failed', BillingEventData>;
+/** A subscription was created after consent was recorded (payload not shown in the spec). */
+export type SubscriptionCreatedEvent = ProvisionalWebhookEvent<'subscription.created'>;
+/** A subscription was cancelled (payload not shown in the spec). */
+export type SubscriptionCancelledEvent = ProvisionalWebhookEvent<'subscription.cancelled'>;
+/** A subscription reached its maximum dunning failures (payload not shown in the spec). */
+export type SubscriptionSuspendedEvent = ProvisionalWebhookEvent<'subscription.suspended'>;
+/** A billing invoice was opened (payload not shown in the spec). */
+export type InvoiceCreatedEvent = ProvisionalWebhookEvent<'invoice.created'>;
+/** An invoice was settled by USSD push (payload not shown in the spec). */
+export type InvoicePaidEvent = ProvisionalWebhookEvent<'invoice.paid'>;
+/** A charge attempt failed; the dunning schedule applies (payload not shown in the spec). */
+export type InvoicePaymentFailedEvent = ProvisionalWebhookEvent<'invoice.payment_failed'>;
 
 /** The 8 documented event types. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -92,11 +132,12 @@ export interface UnknownWebhookEventType extends String {
 }
 
 /**
- * An event of a type this SDK version does not know yet, passed through as received: its
- * `data` is a plain object. It is the `default:` branch of a `switch (event.type)`, so an
- * exhaustive `never` check does not compile: handle (or ignore) newer events explicitly.
+ * An event of a type this SDK version does not know yet, passed through as received (its
+ * payload is not shown in the spec, so nothing but `type` is certain). It is the `default:`
+ * branch of a `switch (event.type)`, so an exhaustive `never` check does not compile:
+ * handle (or ignore) newer events explicitly.
  */
-export type UnknownWebhookEvent = WebhookEventBase<UnknownWebhookEventType, Record<string, unknown>>;
+export type UnknownWebhookEvent = ProvisionalWebhookEvent<UnknownWebhookEventType>;
 
 /**
  * What `verifyWebhook` resolves to: a documented event, typed by `type`, or an event of a
@@ -105,9 +146,9 @@ export type UnknownWebhookEvent = WebhookEventBase<UnknownWebhookEventType, Reco
  * @example
  * ```ts
  * switch (event.type) {
- *   case 'payment.completed': fulfil(event.data.trx_id, event.data.amount.value); break;
- *   case 'payment.failed': cancel(event.data.merchant_ref); break;
- *   default: log(`ignored ${String(event.type)}`); // newer and unhandled types
+ *   case 'payment.completed': await fulfil(event.data.trx_id); break; // confirm with payments.verify(trx_id)
+ *   case 'payment.failed': cancel(event.data.trx_id); break;
+ *   default: log(`ignored ${String(event.type)} ${event.id ?? ''}`); // provisional and newer types
  * }
  * ```
  */

@@ -1,5 +1,6 @@
 // Finds the three brand headers (X-<Brand>-Signature, -Timestamp, -Event) in a Fetch
 // `Headers` or a Node headers object, case-insensitively, without knowing the brand.
+import { WebhookVerificationError } from './errors.js';
 
 /** A Fetch `Headers`, or a Node-style headers object (values may be arrays). */
 export type WebhookHeaders =
@@ -12,70 +13,104 @@ export type WebhookHeaders =
 
 type Value = string | readonly string[] | null | undefined;
 
-export interface BrandHeaders {
+/** The delivery's brand headers, all there. */
+export interface SignedHeaders {
   /** Every copy of the signature header: any one may match. */
-  signature?: Value | undefined;
+  signature: NonNullable<Value>;
   /** The other headers as one value each (see `single`). */
-  timestamp?: string | undefined;
-  event?: string | undefined;
-  environment?: string | undefined;
-  /** The first two signature header names seen, of different brands (ambiguous without `brand`). */
-  ambiguous?: string[] | undefined;
+  timestamp: string;
+  event: string;
+  environment: string | undefined;
 }
 
 // Runs on every delivery, and a request may carry any number of headers, so each step is
-// linear in the names: one pass to find the signature header(s) (no cache of an earlier
-// delivery's brand: ambiguity must depend on this delivery alone), then direct lookups,
-// without scratch objects. Node gives lower-case names; other casings fall back to a scan.
-export function readBrandHeaders(headers: WebhookHeaders, brand: string | undefined): BrandHeaders {
+// linear in the names, without scratch objects in the common case: one pass to find the
+// signature header(s) (no cache of an earlier delivery's brand: ambiguity must depend on
+// this delivery alone), then direct lookups. Node gives lower-case names; other casings
+// fall back to a scan.
+/** The brand headers of a delivery; `missing_header` when one is missing, or the brand is ambiguous. */
+export function readSignedHeaders(headers: WebhookHeaders, brand: string | undefined): SignedHeaders {
+  if (typeof headers !== 'object' || headers === null) throw missingHeader('Pass the request headers.');
   const fetchLike = typeof (headers as { get?: unknown }).get === 'function';
   let found = brand?.toLowerCase();
   if (found === undefined) {
-    // Two names of different brands already make the delivery ambiguous, so the scan stops
-    // collecting there: no list that grows, and is searched, with every name.
+    // A brand is a signature header and a timestamp header of the same brand: another
+    // service's stray x-…-signature beside the delivery's does not count. The first pass
+    // looks at signature names only; only when it finds two brands does a second pass pair
+    // them with timestamps, counting each name once in a map. Two complete brands make the
+    // delivery ambiguous, so each pass stops collecting there: no list that grows, and is
+    // searched, with every name.
     let first: string | undefined;
     let second: string | undefined;
+    let seen: Map<string, number> | undefined;
     const visit = (key: unknown) => {
       // A Headers-like object's forEach may hand over names that are not strings.
       if (second || typeof key !== 'string' || key.length < 13 || (key.charCodeAt(0) | 32) !== 120 || key.charCodeAt(1) !== 45) return;
       const name = key.toLowerCase();
+      // 1 signature, 2 timestamp (the same length: the brand is what lies between).
+      let kind = name.endsWith('-signature') ? 1 : seen && name.endsWith('-timestamp') ? 2 : 0;
+      if (!kind) return;
+      const own = name.slice(2, -10);
+      if (seen && (seen.set(own, (kind |= seen.get(own)!)), kind < 3)) return;
       // A conditional expression, not an if/else: this entry is size-budgeted.
       // eslint-disable-next-line @typescript-eslint/no-unused-expressions
-      if (name.endsWith('-signature') && name !== first) first === undefined ? (first = name) : (second = name);
+      if (own !== first) first ? (second = own) : (first = own);
     };
-    if (!fetchLike) for (const key in headers) visit(key);
-    // Some Headers-like objects (undici's, a framework's) only offer get and forEach.
-    else if (typeof (headers as Headers).forEach === 'function') (headers as Headers).forEach((_v, key) => visit(key));
-    if (second) return { ambiguous: [first!, second] };
-    if (!first) return {};
-    found = first.slice(2, -10);
+    eachName(headers, fetchLike, visit);
+    found = first;
+    if (second) {
+      // Several signature brands: the second pass counts only complete ones.
+      seen = new Map();
+      first = second = undefined;
+      eachName(headers, fetchLike, visit);
+      // visit() has set them again: TypeScript cannot see that through the callback.
+      // eslint-disable-next-line @typescript-eslint/restrict-template-expressions
+      if (second) throw missingHeader(`Headers of more than one brand (x-${first}-signature, x-${second}-signature): pass brand.`);
+      // None complete: the first signature's brand, so the error names what is missing.
+      found = first ?? found;
+    }
   }
   if (found !== namesOf) names = [`x-${(namesOf = found)}-signature`, `x-${found}-timestamp`, `x-${found}-event`];
-  return {
-    signature: lookup(headers, fetchLike, names[0]!),
-    timestamp: single(lookup(headers, fetchLike, names[1]!)),
-    event: single(lookup(headers, fetchLike, names[2]!)),
-    environment: single(lookup(headers, fetchLike, 'x-environment')),
-  };
+  const signed = found
+    ? {
+        signature: lookup(headers, fetchLike, names[0]!),
+        timestamp: single(lookup(headers, fetchLike, names[1]!)),
+        event: single(lookup(headers, fetchLike, names[2]!)),
+        environment: single(lookup(headers, fetchLike, 'x-environment')),
+      }
+    : {};
+  const missing =
+    signed.signature == null ? 'Signature' : signed.timestamp === undefined ? 'Timestamp' : signed.event === undefined ? 'Event' : '';
+  if (missing) throw missingHeader(`Missing the X-<Brand>-${missing} header.`);
+  return signed as SignedHeaders;
 }
+
+// A module-level function, not a closure per delivery: this runs on every one.
+function eachName(headers: WebhookHeaders, fetchLike: boolean, visit: (key: unknown) => void): void {
+  if (!fetchLike) for (const key in headers) visit(key);
+  // Some Headers-like objects (undici's, a framework's) only offer get and forEach.
+  else if (typeof (headers as Headers).forEach === 'function') (headers as Headers).forEach((_v, key) => visit(key));
+}
+
+const missingHeader = (message: string) => new WebhookVerificationError('missing_header', message);
 
 function lookup(headers: WebhookHeaders, fetchLike: boolean, name: string): Value {
   if (fetchLike) return (headers as Headers).get(name);
   const record = headers as Record<string, Value>;
-  const value = record[name];
-  if (value !== undefined) return value;
+  if (record[name] !== undefined) return record[name];
   for (const key in record) if (key.length === name.length && key.toLowerCase() === name) return record[key];
-  return undefined;
 }
 
 function single(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
   // A repeated header: equal copies are one value; differing copies read as Fetch's
-  // Headers.get() gives them ("a, b"), which no check accepts.
-  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) {
-    return value.every((v) => v === value[0]) ? value[0] : value.join(', ');
-  }
-  return undefined;
+  // Headers.get() gives them ("a, b"), which no check accepts. (No copies: undefined.)
+  return typeof value === 'string'
+    ? value
+    : Array.isArray(value) && value.every((v) => typeof v === 'string')
+      ? value.every((v) => v === value[0])
+        ? value[0]
+        : value.join(', ')
+      : undefined;
 }
 
 // Header names of the last brand seen: building and hashing them on every call costs more

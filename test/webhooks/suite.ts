@@ -457,6 +457,30 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       });
     });
 
+    describe('a timestamp in milliseconds', () => {
+      test.each([
+        ['13 digits (now, in ms)', T * 1000],
+        ['13 digits (an older delivery, in ms)', (T - 86_400) * 1000],
+        ['12 digits (ms in 1973)', 100_000_000_000],
+      ])('%s: timestamp_in_future, saying it looks like milliseconds', async (_label, timestamp) => {
+        const d = await delivery({ timestamp });
+        await expectReason(
+          verify({ payload: d.body, headers: d.headers }),
+          'timestamp_in_future',
+          /^Timestamp \d+ s ahead \(tolerance 300 s\)\. Looks like milliseconds: the header must be unix seconds\.$/,
+        );
+        await expectReason(verifySignature({ payload: d.body, headers: d.headers }), 'timestamp_in_future', /milliseconds/);
+      });
+
+      test('seconds out of the window get no such hint', async () => {
+        for (const timestamp of [T + 301, T + 86_400 * 365 * 100, 99_999_999_999]) {
+          const d = await delivery({ timestamp });
+          const error = await expectReason(verify({ payload: d.body, headers: d.headers }), 'timestamp_in_future');
+          expect(error.message).not.toMatch(/milli/);
+        }
+      });
+    });
+
     describe('invalid_timestamp', () => {
       test.each([
         '',
@@ -517,7 +541,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('a non-JSON body with a valid signature: verifyWebhook refuses it, verifyWebhookSignature does not parse', async () => {
         for (const body of ['ping', '', '{"id":', '{"id":"evt_1"} trailing']) {
           const d = await delivery({ body, type: 'payment.completed' });
-          await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', /not valid JSON/);
+          await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', /^Body is not a JSON object\.$/);
           await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body));
         }
       });
@@ -527,28 +551,54 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         ['JSON null', 'null'],
         ['a JSON string', '"payment.completed"'],
         ['a JSON number', '42'],
-      ])('a validly signed body that is %s', async (_label, body) => {
-        const d = await delivery({ body, type: 'payment.completed' });
-        await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', /not an event/);
+      ])('a validly signed body that is %s, whatever the event type', async (_label, body) => {
+        for (const type of ['payment.completed', 'invoice.paid', 'payout.settled']) {
+          const d = await delivery({ body, type });
+          await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', /not a JSON object/);
+        }
       });
 
-      test.each(['id', 'type', 'api_version', 'created_at', 'data'])('an event without %s', async (field) => {
-        const event = paymentEvent();
-        delete event[field];
-        const d = await delivery({ event, type: 'payment.completed' });
-        await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', new RegExp(field));
+      // What a merchant acts on in a payment event: the id (de-duplication), the type and
+      // data.trx_id (the payment to confirm with payments.verify).
+      test.each(['id', 'type', 'data'])('a payment event without %s', async (field) => {
+        for (const type of ['payment.completed', 'payment.failed']) {
+          const event = paymentEvent({ type });
+          delete event[field];
+          const d = await delivery({ event, type });
+          await expectReason(
+            verify({ payload: d.body, headers: d.headers }),
+            'invalid_payload',
+            new RegExp(`^Body is not a ${type} event: ${field === 'data' ? 'data.trx_id' : field} must be a string\\.$`),
+          );
+        }
       });
 
       test.each([
         ['id', 42],
+        ['id', null],
         ['type', null],
-        ['created_at', 1700000000],
         ['data', null],
         ['data', []],
         ['data', 'completed'],
-      ])('an event whose %s is %j', async (field, value) => {
+        ['data', {}],
+        ['data', { ...(paymentEvent().data as object), trx_id: 123456 }],
+        ['data', { ...(paymentEvent().data as object), trx_id: null }],
+      ])('a payment event whose %s is %j', async (field, value) => {
         const d = await delivery({ event: paymentEvent({ [field]: value }), type: 'payment.completed' });
-        await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', new RegExp(field));
+        await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', new RegExp(`: ${field}`));
+      });
+
+      test('a payment event takes its type from the signed body only: a typeless body relabelled by the event header is refused', async () => {
+        // The event header is not signed: were a typeless body's type taken from it, anyone on
+        // the way could relabel a signed invoice.paid carrying a trx_id as payment.completed.
+        const { type: _type, ...typeless } = paymentEvent();
+        for (const type of ['payment.completed', 'payment.failed']) {
+          const d = await delivery({ event: typeless, type });
+          await expectReason(verify({ payload: d.body, headers: d.headers }), 'invalid_payload', /: type must be a string/);
+        }
+        // The same body as an event whose payload the spec does not show: accepted, typed by the header.
+        const d = await delivery({ event: typeless, type: 'invoice.paid' });
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual({ ...typeless, type: 'invoice.paid' });
       });
 
       test('options that are not an object', async () => {
@@ -630,6 +680,108 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const fromBuffer = (await verifySignature({ payload: bytes.buffer, headers: d.headers })).signed.body as Uint8Array;
         expect(fromBuffer.buffer).toBe(bytes.buffer);
         expect(fromBuffer).toEqual(bytes);
+      });
+    });
+
+    describe('payloads: exact where the spec speaks, tolerant where it is silent', () => {
+      // The spec shows no payload for subscription.* and invoice.* (nor for types this SDK
+      // does not know): a signed JSON object is the event, with every field as sent. These
+      // were refused as invalid_payload, so the handler answered 400 and the service
+      // retried 5 times, then dropped the event.
+      test.each([
+        [
+          'invoice.paid without api_version',
+          'invoice.paid',
+          { id: 'evt_1', type: 'invoice.paid', created_at: '2026-01-01T00:00:00Z', data: { invoice: 'inv_1' } },
+        ],
+        [
+          'invoice.paid with a numeric created_at',
+          'invoice.paid',
+          { id: 'evt_1', type: 'invoice.paid', api_version: '2026-01-01', created_at: T, data: {} },
+        ],
+        [
+          'invoice.paid with data: null',
+          'invoice.paid',
+          { id: 'evt_1', type: 'invoice.paid', api_version: '2026-01-01', created_at: 'x', data: null },
+        ],
+        ['subscription.created with a numeric id and no data', 'subscription.created', { id: 42, type: 'subscription.created' }],
+        ['invoice.payment_failed with data an array', 'invoice.payment_failed', { type: 'invoice.payment_failed', data: [1, 'two'] }],
+        ['a newer type with nothing but its type', 'payout.settled', { type: 'payout.settled' }],
+        [
+          'a newer payment.* type without trx_id',
+          'payment.refunded',
+          { id: 'evt_1', type: 'payment.refunded', data: { refund_id: 'rf_1' } },
+        ],
+      ])('%s: accepted, as sent', async (_label, type, event) => {
+        const d = await delivery({ event, type });
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toStrictEqual(event);
+      });
+
+      test("a body without a type takes the event header's, so event.type is always there", async () => {
+        for (const [body, type] of [
+          ['{}', 'invoice.created'],
+          ['{"id":"evt_1","data":{"invoice":"inv_1"}}', 'subscription.cancelled'],
+          ['{"type":null,"data":{}}', 'invoice.paid'],
+          ['{"note":"a type unknown to this SDK"}', 'payout.settled'],
+        ] as const) {
+          const d = await delivery({ body, type });
+          const event = await verify({ payload: d.body, headers: d.headers });
+          expect(event).toStrictEqual({ ...(JSON.parse(body) as object), type });
+          expect(event.type).toBe(type);
+        }
+      });
+
+      test("a type in the body that is not the event header's is still event_mismatch, a non-string one too", async () => {
+        for (const [event, type] of [
+          [{ type: 'invoice.created' }, 'invoice.paid'],
+          [{ type: 5 }, 'invoice.paid'],
+          [{ type: ['invoice.paid'] }, 'invoice.paid'],
+          [{ type: 'invoice.paid' }, 'payment.completed'],
+        ] as const) {
+          const d = await delivery({ event, type });
+          await expectReason(
+            verify({ payload: d.body, headers: d.headers }),
+            'event_mismatch',
+            /^Event header ".*" but payload type .*\.$/,
+          );
+        }
+      });
+
+      test('payment events: decimal strings where the spec says number are read as those numbers', async () => {
+        const money = (value: unknown) => ({ value, currency: 'TZS' });
+        const data = {
+          ...(paymentEvent().data as object),
+          amount: money('25.00'),
+          settlement: { gross: money('1500'), fees: money('-0.5'), net: money('1499.50') },
+        };
+        const d = await delivery({ event: paymentEvent({ type: 'payment.failed', data }) });
+        const event = await verify({ payload: d.body, headers: d.headers });
+        expect(event.data).toStrictEqual({
+          ...data,
+          amount: money(25),
+          settlement: { gross: money(1500), fees: money(-0.5), net: money(1499.5) },
+        });
+      });
+
+      test('payment events: what nobody acts on is kept as sent (missing, null, or not a decimal)', async () => {
+        const { api_version: _v, created_at: _c, ...envelope } = paymentEvent();
+        const data = {
+          trx_id: 'TRX1',
+          merchant_ref: null,
+          status: null,
+          amount: { value: 'twenty', currency: null },
+          settlement: { gross: { value: null }, fees: null, net: { value: '1e3' }, extra: { value: ' 25 ' } },
+          customer: null,
+          environment: null,
+          extra: { value: '25.00' },
+        };
+        const event = { ...envelope, created_at: 1_700_000_000, data, more: [1, null] };
+        const d = await delivery({ event });
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toStrictEqual(event);
+        // The bare minimum: an id, the type, and data.trx_id.
+        const minimal = { id: 'evt_1', type: 'payment.completed', data: { trx_id: 'TRX1' } };
+        const m = await delivery({ event: minimal });
+        await expect(verify({ payload: m.body, headers: m.headers })).resolves.toStrictEqual(minimal);
       });
     });
 

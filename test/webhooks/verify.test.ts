@@ -286,10 +286,15 @@ describe('types', () => {
 
     if (event.type === 'payment.completed') {
       expectTypeOf(event).toEqualTypeOf<PaymentCompletedEvent>();
-      expectTypeOf(event.data.amount.value).toEqualTypeOf<number>();
-      expectTypeOf(event.data.settlement.net.currency).toEqualTypeOf<string>();
-      expectTypeOf(event.data.environment).toEqualTypeOf<'sandbox' | 'production'>();
-      expect(event.data.amount.value).toBe(1500);
+      // Checked at run time: always there, always strings.
+      expectTypeOf(event.id).toEqualTypeOf<string>();
+      expectTypeOf(event.data.trx_id).toEqualTypeOf<string>();
+      // Tolerated: may be missing or null (a decimal string arrives as its number).
+      expectTypeOf(event.data.amount?.value).toEqualTypeOf<number | null | undefined>();
+      expectTypeOf(event.data.settlement?.net?.currency).toEqualTypeOf<string | null | undefined>();
+      expectTypeOf(event.data.environment).toEqualTypeOf<'sandbox' | 'production' | null | undefined>();
+      expectTypeOf(event.api_version).toEqualTypeOf<string | null | undefined>();
+      expect(event.data.amount?.value).toBe(1500);
     } else {
       expect.unreachable(`narrowed to ${String(event.type)}`);
     }
@@ -301,10 +306,13 @@ describe('types', () => {
         case 'payment.completed':
         case 'payment.failed':
           expectTypeOf(event).toEqualTypeOf<PaymentCompletedEvent | PaymentFailedEvent>();
-          return `${event.data.merchant_ref}:${event.data.amount.value}`;
+          return `${event.data.merchant_ref}:${event.data.amount?.value}`;
         case 'invoice.paid':
           expectTypeOf(event).toEqualTypeOf<InvoicePaidEvent>();
-          expectTypeOf(event.data).toEqualTypeOf<Record<string, unknown>>();
+          // The spec shows no payload: nothing but the type is certain.
+          expectTypeOf(event.data).toEqualTypeOf<Record<string, unknown> | null | undefined>();
+          expectTypeOf(event.id).toEqualTypeOf<string | undefined>();
+          expectTypeOf(event.type).toEqualTypeOf<'invoice.paid'>();
           return 'invoice';
         case 'subscription.created':
         case 'subscription.cancelled':
@@ -314,8 +322,8 @@ describe('types', () => {
           return event.type;
         default: {
           expectTypeOf(event).toEqualTypeOf<UnknownWebhookEvent>();
-          expectTypeOf(event.data).toEqualTypeOf<Record<string, unknown>>();
-          expectTypeOf(event.id).toEqualTypeOf<string>();
+          expectTypeOf(event.data).toEqualTypeOf<Record<string, unknown> | null | undefined>();
+          expectTypeOf(event.id).toEqualTypeOf<string | undefined>();
           // Forward compatibility: a newer type is not "impossible", so an exhaustive
           // never-check fails to compile instead of throwing on the first new event.
           // @ts-expect-error the unknown branch is still here

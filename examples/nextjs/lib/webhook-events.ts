@@ -7,16 +7,21 @@ import type { WebhookEvent } from 'business-payments/webhooks';
 // serverless runs many instances, and it is lost on every deploy and cold start.
 const accepted = new Set<string>();
 
-/** True the first time an event id is seen, false for a duplicate delivery. */
-export async function claimEvent(id: string): Promise<boolean> {
+/**
+ * True the first time an event id is seen, false for a duplicate delivery. A payment event
+ * always has an id; an event of a shape the spec does not show may not, and cannot be
+ * de-duplicated by it (it is accepted).
+ */
+export async function claimEvent(id: string | undefined): Promise<boolean> {
+  if (id === undefined) return true;
   if (accepted.has(id)) return false;
   accepted.add(id);
   return true;
 }
 
 /** Forgets an id whose event could not be queued, so the service's retry is accepted. */
-export async function releaseEvent(id: string): Promise<void> {
-  accepted.delete(id);
+export async function releaseEvent(id: string | undefined): Promise<void> {
+  if (id !== undefined) accepted.delete(id);
 }
 
 // Stand-in for your job queue (Inngest, QStash, SQS, BullMQ, a jobs table…). A worker takes
