@@ -1,12 +1,12 @@
 // Size check: min+gzip bytes of each entry with everything it imports (ky and zod
 // included), as a bundler would ship it for a browser (esbuild, platform browser). Prints
-// figures; fails when an entry is over its budget: `import { PaymentsClient }` 25 kB; the
-// webhooks entry, which serverless functions load cold, 3 kB (it spends ~55 B on telling a
-// base64-encoded body apart from a wrong secret).
+// figures; fails when an entry is over its budget (DESIGN.md's Budgets): `import
+// { PaymentsClient }` 28,672 B, a ratchet; the webhooks entry, which serverless functions
+// load cold, 3,072 B.
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
-const BUDGET = { client: 25_000, webhooks: 3_000 };
+const BUDGET = { client: 28_672, webhooks: 3_072 };
 let over = false;
 // `client` is what an app that makes calls ships: the client and what it reaches.
 const ENTRIES = {

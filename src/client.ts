@@ -2,7 +2,7 @@ import type { BeforeRetryState, Options, ResponsePromise } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
 import { APIError, ConfigurationError, PaymentsError } from './core/error.js';
-import { listBody, PagePromise, toPage, type ListBody, type ListPage } from './core/pagination.js';
+import { listBody, PagePromise, toPage, type Cursor, type ListBody, type ListPage } from './core/pagination.js';
 import { callError, type CallInfo } from './internal/errors.js';
 import {
   resolveOptions,
@@ -14,8 +14,9 @@ import {
 } from './internal/options.js';
 import { ky } from './internal/ky.js';
 import { decodeResponse } from './internal/parse.js';
+import { parseErrorJson, readBody } from './internal/read-body.js';
 import { redactBody, redactHeaders } from './internal/redact.js';
-import { retryOptions, type RetryMode } from './internal/retry.js';
+import { retryOptions, sendsKey, type RetryMode } from './internal/retry.js';
 import { signatureHeader } from './internal/signing.js';
 import { validateInputs, type Checked } from './internal/validate.js';
 import { Balance } from './resources/balance.js';
@@ -40,11 +41,25 @@ export interface RequestSpec<S extends z.ZodMiniType> {
   response: S;
   /** Default: `safe` for GET, `create` for POST. */
   retry?: RetryMode;
-  /** A body for which no retry may happen, whatever the status (payout INPROGRESS/AMBIGUOUS). */
-  finalOutcome?: (body: unknown) => boolean;
+  /** Words added to the message of an error from this route (how to look a payout up). */
+  failureHint?: ((error: PaymentsError) => string | undefined) | undefined;
   /** The spec shows no response body: an empty 2xx is a success (push). */
   emptyBodyOk?: boolean;
+  /** Query params the SDK adds itself (a page number), sent after the validated ones. */
+  query?: Record<string, number> | undefined;
+  /** A same-origin URL the server gave (a next-page link): sent instead of path and query. */
+  url?: string | undefined;
 }
+
+/** @internal A list route, as a resource describes it. */
+export type PageSpec<T> = Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & {
+  /** Each item's (provisional) schema. */
+  item: z.ZodMiniType<T>;
+  /** Names a server may keep the items under besides `data` (`payouts`). */
+  names?: readonly string[];
+  params: z.ZodMiniType;
+  value: object | undefined;
+};
 
 const LEVELS: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
@@ -111,25 +126,31 @@ export class PaymentsClient {
   }
 
   /** @internal A list call: the first page now, every page on `for await`. */
-  requestPage<T>(
-    spec: Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & {
-      item: z.ZodMiniType<T>;
-      params: z.ZodMiniType;
-      value: object | undefined;
-    },
-    options?: RequestOptions,
-  ): PagePromise<T> {
-    const response: z.ZodMiniType<ListBody<T>> = listBody(spec.item);
-    const fetchPage = (offset: number | undefined): Promise<SentRequest<ListPage<T>>> => {
-      const value = offset === undefined ? spec.value : { ...spec.value, offset };
-      const query = (value ?? {}) as { offset?: number; limit?: number };
-      return this.#call({ ...spec, params: [spec.params, value], response }, options).then((sent) => ({
+  requestPage<T>(spec: PageSpec<T>, options?: RequestOptions): PagePromise<T> {
+    const response: z.ZodMiniType<ListBody<T>> = listBody(spec.item, spec.names);
+    const { limit, offset = 0 } = (spec.value ?? {}) as { offset?: number; limit?: number };
+    const route = this.#baseUrl.origin + (this.#baseUrl.pathname === '/' ? '' : this.#baseUrl.pathname) + spec.path;
+    // A next-page link is followed only on the baseUrl origin.
+    const resolve = (link: string) => {
+      try {
+        const url = new URL(link, route);
+        return url.origin === this.#baseUrl.origin ? url : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const fetchPage = (at: Cursor): Promise<SentRequest<ListPage<T>>> => {
+      // Page numbers and links replace the offset; the caller's other params stay.
+      const value = at.offset === offset || at.page !== undefined ? spec.value : { ...spec.value, offset: at.offset };
+      const page: RequestSpec<typeof response> = { ...spec, params: [spec.params, value], response, url: at.url };
+      if (at.page !== undefined) page.query = { page: at.page };
+      return this.#call(page, options).then((sent) => ({
         response: sent.response,
-        parse: async () => toPage(await sent.parse(), query.offset ?? 0, query.limit, next),
+        parse: async () => toPage(await sent.parse(), at, limit, resolve, next),
       }));
     };
-    const next = (offset: number) => new APIPromise(fetchPage(offset)).withResponse();
-    return new PagePromise(fetchPage(undefined));
+    const next = (at: Cursor) => new APIPromise(fetchPage(at)).withResponse();
+    return new PagePromise(fetchPage({ offset }));
   }
 
   // The pipeline, top to bottom: check inputs, sign the first attempt, send through ky
@@ -146,8 +167,9 @@ export class PaymentsClient {
       timeout: options.timeout ?? o.timeout,
       signal: options.signal,
       // One key per call, reused by every retry: the server replays instead of charging twice.
-      idempotencyKey: options.idempotencyKey ?? (mode === 'create' ? crypto.randomUUID() : undefined),
+      idempotencyKey: options.idempotencyKey ?? (sendsKey(mode) ? crypto.randomUUID() : undefined),
       attempts: 0,
+      hint: spec.failureHint,
     };
     let sent: ResponsePromise;
     let response: Response;
@@ -161,10 +183,12 @@ export class PaymentsClient {
       // Only the options this call needs: ky merges every key it is given, on every call.
       const request: Options = {
         timeout: call.timeout,
-        retry: retryOptions(mode, limit, spec.finalOutcome),
+        retry: retryOptions(mode, limit),
         fetch: (input, init) => this.#fetch(input as Request, init, call),
         // A redirect would carry the credentials and the body to another origin: refuse it.
         redirect: 'manual',
+        // Error bodies only (the SDK reads 2xx bodies itself): too deep a body stays text.
+        parseJson: parseErrorJson,
         // Headers go onto ky's Request in hooks, not through options.headers: ky would copy
         // them through four Headers objects per call. Every attempt is signed afresh there.
         hooks: { beforeRequest: [(state) => this.#sign(state.request, spec, call, signer, params, headers)] },
@@ -184,13 +208,13 @@ export class PaymentsClient {
     const parse = async () => {
       if (response.bodyUsed)
         throw new PaymentsError(`${spec.operation}: the body was already read through asResponse(); use withResponse() for both.`);
-      const text = await sent.text().catch((cause: unknown) => Promise.reject(this.#failed(cause, call, true)));
+      const context = { operation: spec.operation, serverMayHaveActed: mode !== 'safe', emptyBodyOk: spec.emptyBodyOk };
+      // Bounded (maxResponseBytes after decompression, JSON depth) and under ky's attempt timeout.
+      const text = await readBody(sent, response, options.maxResponseBytes ?? o.maxResponseBytes, context).catch((cause: unknown) =>
+        Promise.reject(this.#failed(cause, call, true)),
+      );
       try {
-        return decodeResponse(spec.response, text, response, {
-          operation: spec.operation,
-          serverMayHaveActed: mode !== 'safe',
-          emptyBodyOk: spec.emptyBodyOk,
-        });
+        return decodeResponse(spec.response, text, response, context);
       } catch (cause) {
         throw this.#failed(cause, call);
       }
@@ -333,12 +357,16 @@ class AttemptSigner {
  * leave nothing the URL parser would re-encode, so this string is exactly what is sent.
  */
 function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record<string, string>, params: unknown): string {
+  if (spec.url !== undefined) {
+    const url = new URL(spec.url);
+    return url.pathname + url.search;
+  }
   let route = ROUTES.get(spec.path);
   if (!route) ROUTES.set(spec.path, (route = spec.path.split(/\{(\w+)\}/)));
   // Odd parts are param names, even parts literal text (split with a capture group).
   let out = base.pathname === '/' ? '' : base.pathname;
   for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
-  const query = spec.method === 'GET' && params ? toQuery(params as Record<string, unknown>) : '';
+  const query = spec.method === 'GET' && (params || spec.query) ? toQuery({ ...(params as object), ...spec.query }) : '';
   return query ? `${out}?${query}` : out;
 }
 

@@ -11,7 +11,7 @@ import {
   PaymentsError,
   type ClientOptions,
 } from 'business-payments';
-import { contractDrift, type OpenAPIDoc } from './internal/contract.js';
+import { contractDrift, provisionalDifferences, type OpenAPIDoc } from './internal/contract.js';
 import { signWebhook } from './testing/sign-webhook.js';
 
 /** Options of {@link diagnose}: the client's options, plus the webhook endpoint to try. */
@@ -36,6 +36,11 @@ export interface DiagnosisCheck {
   detail: string;
   /** How to fix a failure. */
   fix?: string | undefined;
+  /**
+   * Findings that are not failures: for `contract`, each field where the live service
+   * describes a shape the spec does not show otherwise than the SDK's guess.
+   */
+  advice?: string[] | undefined;
 }
 
 /** What {@link diagnose} found: `ok` when no check failed. */
@@ -171,18 +176,28 @@ async function walletsCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
   }
 }
 
-/** The live openapi.json against the SDK's schemas. */
+/** The live openapi.json against the SDK's schemas: drift where the spec shows a shape, advice where it does not. */
 async function contractCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
   try {
-    const drift = contractDrift((await client.openapi()) as unknown as OpenAPIDoc);
-    return drift.length === 0
-      ? { name: 'contract', status: 'pass', detail: 'the service describes the API this SDK version calls' }
-      : {
-          name: 'contract',
-          status: 'fail',
-          detail: `${drift.length} difference(s): ${drift.slice(0, 3).join('; ')}${drift.length > 3 ? '; …' : ''}`,
-          fix: 'Update business-payments, or tell the service owner which side is wrong.',
-        };
+    const doc = (await client.openapi()) as unknown as OpenAPIDoc;
+    const drift = contractDrift(doc);
+    const advice = provisionalDifferences(doc);
+    const list = (lines: string[]) => `${lines.slice(0, 3).join('; ')}${lines.length > 3 ? '; …' : ''}`;
+    const note = advice.length
+      ? `. Advice, not a failure: ${advice.length} shape(s) the spec does not show differ from the SDK's guess, ` +
+        `which it reads defensively (docs/spec-gaps.md): ${list(advice)}`
+      : '';
+    const check: DiagnosisCheck =
+      drift.length === 0
+        ? { name: 'contract', status: 'pass', detail: `the service describes the API this SDK version calls${note}` }
+        : {
+            name: 'contract',
+            status: 'fail',
+            detail: `${drift.length} difference(s): ${list(drift)}${note}`,
+            fix: 'Update business-payments, or tell the service owner which side is wrong.',
+          };
+    if (advice.length) check.advice = advice;
+    return check;
   } catch (error) {
     return { name: 'contract', status: 'skip', detail: `the service's openapi.json could not be read (${message(error)})` };
   }

@@ -79,7 +79,7 @@ export class APIError extends PaymentsError {
 
   constructor(init: APIErrorInit) {
     const fields = errorFields(init.body);
-    super(init.message ?? describe(init.status, fields.label, fields.message, fields.errors));
+    super((init.message ?? describe(init.status, fields.label, fields.message, fields.errors)) + duplicateHint(init.body, fields));
     this.status = init.status;
     this.label = fields.label;
     this.errors = fields.errors;
@@ -160,6 +160,8 @@ export class APIConnectionError extends PaymentsError {
 /** An attempt took longer than `timeout` ms, or `waitForOutcome` reached its deadline. */
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
+  /** From `payments.waitForOutcome`: the last status verify returned before the deadline (undefined if none came). */
+  declare readonly lastStatus?: string;
 }
 
 /** The caller's `AbortSignal` aborted the request. */
@@ -210,11 +212,27 @@ function errorFields(body: unknown): { label?: string; message?: string; errors?
   if (typeof record.errors === 'object' && record.errors !== null && !Array.isArray(record.errors)) {
     const errors: Record<string, string[]> = {};
     for (const [field, value] of Object.entries(record.errors)) {
-      errors[field] = Array.isArray(value) ? value.map(String) : [String(value)];
+      errors[field] = Array.isArray(value) ? value.map((item) => messageText(item, 0)) : [messageText(value, 0)];
     }
     out.errors = errors;
   }
   return out;
+}
+
+// Nested lists in a message are flattened as String() would, this many levels deep at most.
+const MESSAGE_DEPTH = 4;
+
+/**
+ * A server's field message as text. Not String(): on an array it recurses through every
+ * level (a body nested thousands deep throws RangeError), and on an object whose
+ * `toString` is not a function (`{"toString": 1}`) it throws TypeError.
+ */
+function messageText(value: unknown, depth: number): string {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return String(value);
+  if (!Array.isArray(value)) return '[object Object]';
+  if (depth >= MESSAGE_DEPTH) return '…';
+  return value.map((item) => (item === null || item === undefined ? '' : messageText(item, depth + 1))).join(',');
 }
 
 function describe(status: number, label?: string, message?: string, errors?: Record<string, string[]>): string {
@@ -224,6 +242,20 @@ function describe(status: number, label?: string, message?: string, errors?: Rec
   const fields = errors ? describeFields(errors) : '';
   if (fields) return `${head}: ${fields}`;
   return message && message !== label ? `${head}: ${message}` : head;
+}
+
+// The spec's DUPLICATE_REFERENCE (its status and field not shown): in the label, a `code`,
+// or the message "Transaction reference already exists".
+const DUPLICATE = /DUPLICATE_REFERENCE|reference already exists/i;
+
+function duplicateHint(body: unknown, fields: { label?: string; message?: string }): string {
+  const code = typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined;
+  const said = [fields.label, fields.message, typeof code === 'string' ? code : undefined];
+  if (!said.some((text) => text !== undefined && DUPLICATE.test(text))) return '';
+  return (
+    '. A payment with this ref_trx already exists: look it up with client.payments.list({ merchant_ref }), ' +
+    "retry with the first call's idempotencyKey to get its answer again, or use a new ref_trx for a new payment"
+  );
 }
 
 // Enough to act on from a log line; all of them are in `.errors`.

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { APIPromise, type SentRequest, type WithResponse } from './api-promise.js';
 import { InvalidParamsError, PaymentsError } from './error.js';
+import { isRecord } from '../internal/envelope.js';
+import { toFlag, toNumber } from '../internal/fields.js';
 
 /**
  * One page of a list, as plain JSON (`data`, `offset`, `limit`, `has_more`, `total`) plus
@@ -44,62 +46,129 @@ export const MAX_STALE_PAGES = 10;
 export const MAX_TO_ARRAY = 10_000;
 
 /**
- * List bodies are not shown in the spec, so the schema is lenient on the envelope: a bare
- * array, `{ data: [...] }`, `{ data: [...], meta: { total, has_more } }`, or a paginator
- * nested in a success envelope `{ data: { data: [...] } }`. Items are checked with their own
- * schema.
+ * List bodies are not shown in the spec, so every common envelope is read: a bare array,
+ * `{ data: [...] }` with `has_more` / `total` at the top or in `meta`, Laravel's paginator
+ * (`{ data, links: { next }, meta: { current_page, last_page, per_page, total } }`), one
+ * nested in a success envelope (`{ status, data: { data: [...] } }`), or the items under
+ * `items`, `results` or the resource's own plural (`payouts`). Items are read by their own
+ * (provisional) schema. The item array is what a walk acts on: a body without one fails.
  */
-export function listBody<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListBody<T>> {
-  // One shape after a plain function, not a z.union of three (lighter to ship, and the
+export function listBody<T>(item: z.ZodMiniType<T>, names: readonly string[] = []): z.ZodMiniType<ListBody<T>> {
+  // One shape after a plain function, not a z.union of several (lighter to ship, and the
   // issues name the list's own fields).
   return z.pipe(
-    z.transform(normalizeList),
-    z.looseObject({ data: z.array(item), has_more: z.optional(z.boolean()), total: z.optional(z.number()) }),
+    z.transform((body) => normalizeList(body, names)),
+    z.looseObject({ data: z.array(item) }),
   );
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const ITEM_KEYS = ['data', 'items', 'results', 'records'];
+const record = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
+const count = (value: unknown): number | undefined => {
+  const n = toNumber(value);
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
 
-// Brings each accepted envelope to `{ data, has_more, total }`; anything else goes on as it
+// Brings each accepted envelope to a `ListBody`; a body with no item array goes on as it
 // came, for the object schema to refuse.
-function normalizeList(body: unknown): unknown {
+function normalizeList(body: unknown, names: readonly string[]): unknown {
   if (Array.isArray(body)) return { data: body };
   if (!isRecord(body)) return body;
-  if (isRecord(body.data) && Array.isArray(body.data.data)) return body.data;
-  const meta = isRecord(body.meta) ? body.meta : {};
-  return { data: body.data, has_more: body.has_more ?? meta.has_more, total: body.total ?? meta.total };
+  const find = (holder: Record<string, unknown>) => [...ITEM_KEYS, ...names].map((key) => holder[key]).find(Array.isArray);
+  let holder = body;
+  let data = find(body);
+  // A paginator inside a success envelope: its meta sits beside the items, one level down.
+  if (!data && isRecord(body.data)) data = find((holder = { ...body, ...body.data }));
+  if (!data) return body;
+  const meta = { ...record(holder.pagination), ...record(holder.meta) };
+  const links = record(holder.links);
+  const more = toFlag(holder.has_more ?? meta.has_more ?? holder.hasMore);
+  const next = 'next' in links ? links.next : (holder.next_page_url ?? meta.next ?? holder.next);
+  const list: ListBody<unknown> = { data };
+  if (typeof more === 'boolean') list.has_more = more;
+  if (typeof next === 'string' || next === null) list.next = next;
+  list.total = count(holder.total ?? meta.total);
+  list.current_page = count(meta.current_page ?? holder.current_page);
+  list.last_page = count(meta.last_page ?? holder.last_page);
+  return list;
 }
 
-/** Raw list body after `listBody`. */
-export type ListBody<T> = { data: T[]; has_more?: boolean | undefined; total?: number | undefined };
-
-/** The page after `offset`, as the client fetches it. */
-export type FetchPage<T> = (offset: number) => Promise<WithResponse<ListPage<T>>>;
+/** Raw list body after `listBody`: the items and what the server said about the next page. */
+export type ListBody<T> = {
+  data: T[];
+  has_more?: boolean | undefined;
+  total?: number | undefined;
+  /** The server's link to the next page (`links.next`), or null when it says there is none. */
+  next?: string | null | undefined;
+  current_page?: number | undefined;
+  last_page?: number | undefined;
+};
 
 /**
- * A page from a list body. The walk ends when the server says so: `has_more: false`, a
- * page shorter than `limit`, an empty page, or `total` reached.
+ * Where a page starts: `offset` items in. The next page is asked for by offset, by page
+ * number (`page`, a Laravel paginator) or by the server's own same-origin link (`url`).
  */
-export function toPage<T>(body: ListBody<T>, offset: number, limit: number | undefined, fetchPage: FetchPage<T>): ListPage<T> {
-  const count = body.data.length;
-  const ended =
-    body.has_more === false ||
-    count === 0 ||
-    (limit !== undefined && count < limit) ||
-    (body.total !== undefined && offset + count >= body.total);
-  const page = { data: body.data, offset, limit, has_more: !ended } as ListPage<T>;
+export interface Cursor {
+  offset: number;
+  page?: number | undefined;
+  url?: string | undefined;
+}
+
+/** The page at `cursor`, as the client fetches it. */
+export type FetchPage<T> = (cursor: Cursor) => Promise<WithResponse<ListPage<T>>>;
+
+/**
+ * A page from a list body. The walk ends only when the server says so, in the first of
+ * these it gives: `has_more: false`; its next-page link (null: the end); `current_page` of
+ * `last_page`; `has_more: true`; `total` reached. A server that says none of these ends it
+ * with an empty page or one shorter than the `limit` asked for.
+ */
+export function toPage<T>(
+  body: ListBody<T>,
+  at: Cursor,
+  limit: number | undefined,
+  resolve: (link: string) => URL | undefined,
+  fetchPage: FetchPage<T>,
+): ListPage<T> {
+  const next = nextCursor(body, at.offset, limit, resolve);
+  const page = { data: body.data, offset: at.offset, limit, has_more: next !== undefined } as ListPage<T>;
   if (body.total !== undefined) page.total = body.total;
   // Not enumerable: the page stays plain JSON for JSON.stringify, structuredClone and Next.js.
   Object.defineProperties(page, {
     hasNextPage: { value: () => page.has_more },
     getNextPage: {
       value: async () => {
-        if (!page.has_more) throw new PaymentsError('No next page: check page.hasNextPage() first.');
-        return (await fetchPage(offset + count)).data;
+        if (!next) throw new PaymentsError('No next page: check page.hasNextPage() first.');
+        if (next instanceof PaymentsError) throw next;
+        return (await fetchPage(next)).data;
       },
     },
   });
   return page;
+}
+
+function nextCursor<T>(
+  body: ListBody<T>,
+  offset: number,
+  limit: number | undefined,
+  resolve: (link: string) => URL | undefined,
+): Cursor | PaymentsError | undefined {
+  const { has_more: more, next: link, total, current_page: current, last_page: last } = body;
+  const after = { offset: offset + body.data.length };
+  const byPage = current !== undefined && last !== undefined;
+  if (more === false) return undefined;
+  if (link !== undefined) {
+    if (link === null) return undefined;
+    const url = resolve(link);
+    if (url) return { ...after, url: url.href };
+    // Never a byte to another origin: page by number where the server numbers its pages.
+    if (!byPage)
+      return new PaymentsError(`The server's next-page link ${JSON.stringify(link)} is not on the baseUrl origin: not followed.`);
+  }
+  if (byPage) return current < last ? { ...after, page: current + 1 } : undefined;
+  if (more === true) return after;
+  if (total !== undefined) return after.offset < total ? after : undefined;
+  return body.data.length === 0 || (limit !== undefined && body.data.length < limit) ? undefined : after;
 }
 
 /**

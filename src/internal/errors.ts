@@ -2,7 +2,7 @@
 // status) becomes an SDK error, stamped with what reconciliation needs.
 import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PaymentsError } from '../core/error.js';
-import { parseBody } from './parse.js';
+import { parseErrorJson } from './read-body.js';
 
 /** What the error mapping needs to know of one call. */
 export interface CallInfo {
@@ -20,6 +20,8 @@ export interface CallInfo {
   idempotencyKey: string | undefined;
   /** HTTP attempts made so far. */
   attempts: number;
+  /** Words the route adds to its errors' messages (how to look a payout up). */
+  hint?: ((error: PaymentsError) => string | undefined) | undefined;
 }
 
 const CLOCK_SKEW_LIMIT_S = 300;
@@ -32,7 +34,10 @@ export function callError(cause: unknown, call: CallInfo, reading = false): Paym
   const error = cause instanceof PaymentsError ? cause : toPaymentsError(cause, call, reading);
   const info: { attempts: number; idempotencyKey?: string } = { attempts: call.attempts };
   if (call.idempotencyKey !== undefined) info.idempotencyKey = call.idempotencyKey;
-  return Object.assign(error, info);
+  Object.assign(error, info);
+  const hint = call.hint?.(error);
+  if (hint && !error.message.endsWith(hint)) error.message += ` ${hint}`;
+  return error;
 }
 
 function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): PaymentsError {
@@ -80,9 +85,13 @@ function redirectMessage(response: Response, call: CallInfo): string {
   );
 }
 
+// A body ky kept as text (not a JSON content type) is parsed as its JSON would have been.
 function bodyValue(text: string): unknown {
-  const parsed = parseBody(text);
-  return parsed.json ? parsed.value : text;
+  try {
+    return parseErrorJson(text);
+  } catch {
+    return text;
+  }
 }
 
 function clockSkewSeconds(headers: Headers): number {

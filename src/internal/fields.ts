@@ -1,6 +1,7 @@
 // Field rules shared by several routes, each written once from the spec's tables. zod/mini:
 // only the checks used are bundled (the classic API carries every method on every schema).
 import * as z from 'zod/mini';
+import { isRecord } from './envelope.js';
 
 /** A runtime schema of `T` (zod/mini): `.parse(value)` returns a `T` or throws. */
 export type Schema<T> = z.ZodMiniType<T, unknown>;
@@ -114,22 +115,64 @@ export const pageParams = {
   offset: z.optional(int(0, undefined, 'must be a whole number, 0 or more')),
 };
 
+// Where the spec says number, a server may send the decimal string of one ("25.00").
+const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
+
+/** A decimal string read as the number it writes; anything else as it came. */
+export const toNumber = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value);
+
+// PHP and form-encoded servers write booleans as 1/0 or "1"/"0"/"true"/"false".
+const FLAGS: Record<string, boolean> = { 1: true, 0: false, true: true, false: false };
+
+/** A boolean, or 1/0 and their strings read as one; anything else as it came. */
+export const toFlag = (value: unknown): unknown =>
+  (typeof value === 'number' || typeof value === 'string' ? FLAGS[value] : undefined) ?? value;
+
 /**
- * Bodies the spec does not show may come bare or in a `{ status, data }` success
- * envelope: unwrap the envelope so callers get the resource either way.
+ * A provisional result (the spec shows no shape): read by `read`, which never throws and
+ * keeps every field the server sent. The sandbox's shape it is typed after lives in
+ * internal/shapes.ts, for the contract check only: it is never enforced.
  */
-export function unwrapEnvelope(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const record = body as Record<string, unknown>;
-  const data = record.data;
-  const hasOwnId = 'id' in record || 'trx_id' in record;
-  if (!hasOwnId && typeof data === 'object' && data !== null) return data;
-  return body;
+export const provisional = <T>(read: (body: unknown) => T): z.ZodMiniType<T, unknown> => z.transform(read);
+
+/**
+ * A shown result: read as tolerantly as a provisional one, then the fields the merchant
+ * acts on (`acted`) checked, so only those can fail the call (a JSON object is required).
+ * The full shape the spec gives is in internal/shapes.ts, for the contract check.
+ */
+export const shown = <T>(acted: Record<string, z.ZodMiniType>, read: (body: unknown) => unknown): z.ZodMiniType<T, unknown> =>
+  z.pipe(z.transform(read), z.looseObject(acted)) as unknown as z.ZodMiniType<T, unknown>;
+
+/** How to read one kind of provisional record (see {@link readRecord}). */
+export interface RecordReading {
+  /** Canonical id fields and the other names a server may give them; read as strings. */
+  ids?: Record<string, readonly string[]>;
+  /** Other canonical fields and their other names (`amount` ← `price`). */
+  aliases?: Record<string, readonly string[]>;
+  /** Fields where a decimal string is read as its number. */
+  numbers?: readonly string[];
+  /** Boolean fields a server may send as 1/0 or their strings. */
+  flags?: readonly string[];
 }
 
-/** `schema` for a body that may come bare or in a `{ status, data }` envelope. */
-export function enveloped<T>(schema: z.ZodMiniType<T>): z.ZodMiniType<T, unknown> {
-  return z.pipe(z.transform(unwrapEnvelope), schema);
+/**
+ * A provisional record as the server sent it, every field kept, and the canonical fields
+ * the SDK's types name filled in from the other names a server may use for them.
+ */
+export function readRecord<T>(value: unknown, { ids = {}, aliases = {}, numbers = [], flags = [] }: RecordReading): T {
+  if (!isRecord(value)) return value as T;
+  const out: Record<string, unknown> = { ...value };
+  const fill = (names: Record<string, readonly string[]>, map: (v: unknown) => unknown) => {
+    for (const name in names) {
+      const from = out[name] == null ? names[name]!.find((key) => out[key] != null) : name;
+      if (from !== undefined) out[name] = map(out[from]);
+    }
+  };
+  fill(ids, (id) => (typeof id === 'number' ? String(id) : id));
+  fill(aliases, (v) => v);
+  for (const key of numbers) if (key in out) out[key] = toNumber(out[key]);
+  for (const key of flags) if (key in out) out[key] = toFlag(out[key]);
+  return out as T;
 }
 
 /** An object schema that keeps fields it does not name (results are open at run time). */

@@ -64,6 +64,15 @@ export interface ClientOptions {
   logLevel?: LogLevel | undefined;
   /** Headers added to every request (after the SDK's own, which cannot be overridden). */
   defaultHeaders?: Record<string, string> | undefined;
+  /**
+   * Largest 2xx response body read, in bytes, counted after decompression (a gzip body is
+   * measured as it inflates). A larger one stops the read there and ends in
+   * `ResponseValidationError` (with `serverMayHaveActed` and the call's `idempotencyKey`)
+   * instead of filling memory. Default 8 MiB (8 388 608): over a hundred times the largest
+   * answers of this API (list pages, openapi.json); raise it for very large pages. Error
+   * bodies (status ≥ 400) are cut at 10 MiB by the transport, whatever this says.
+   */
+  maxResponseBytes?: number | undefined;
 }
 
 /** Per-call options, the last argument of every method. */
@@ -78,6 +87,8 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** Extra headers for this call. The SDK's auth and signing headers cannot be overridden. */
   headers?: Record<string, string> | undefined;
+  /** Largest response body this call reads, in bytes after decompression (see the client option). */
+  maxResponseBytes?: number | undefined;
 }
 
 /** The fully defaulted shape the client works with. */
@@ -94,6 +105,7 @@ export interface ResolvedOptions {
   logger: Logger;
   logLevel: LogLevel;
   defaultHeaders: Record<string, string>;
+  maxResponseBytes: number;
 }
 
 const DEFAULTS = {
@@ -101,6 +113,8 @@ const DEFAULTS = {
   timeout: 30_000,
   maxRetries: 2,
   logLevel: 'off',
+  // 8 MiB: over a hundred times the largest answers (openapi.json ~57 KB), a bounded cost per call.
+  maxResponseBytes: 8 * 1024 * 1024,
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
@@ -147,6 +161,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     logger: options.logger ?? console,
     logLevel,
     defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
+    maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? DEFAULTS.maxResponseBytes, 1),
   };
 }
 

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
-import { ResponseValidationError } from '../core/error.js';
+import { APIError, ResponseValidationError } from '../core/error.js';
+import { failureOf } from './envelope.js';
 
 export type ParsedBody = { json: true; value: unknown; text: string } | { json: false; text: string };
 
@@ -73,9 +74,15 @@ export interface DecodeContext {
  */
 export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string, response: Response, context: DecodeContext): z.output<S> {
   const body = context.emptyBodyOk && text.trim() === '' ? ({ json: true, value: {}, text } as const) : parseBody(text);
+  const { status, headers } = response;
+  const failure = body.json ? failureOf(body.value) : undefined;
+  if (failure && body.json) {
+    // A 200 that says "failed" is the server's answer, not a shape problem: never a success.
+    const message = `${context.operation}: the server answered ${status} but its body says the call failed: ${failure.message}`;
+    throw new APIError({ status, body: body.value, headers, message });
+  }
   const result = body.json ? schema.safeParse(body.value, PARSE) : undefined;
   if (result?.success) return result.data;
-  const { status, headers } = response;
   const errors = result ? issuesToErrors(result.error.issues) : undefined;
   const what = errors
     ? `a body that did not match the documented shape (${Object.entries(errors)

@@ -9,8 +9,16 @@ import { retryAfterSeconds } from '../core/error.js';
  * - `create`: carries one Idempotency-Key for all attempts, so a retry cannot charge twice.
  * - `push`: not idempotent (it rings the customer's phone); retried only when the server
  *   provably never saw it (connection refused, DNS failure) or answered 429.
+ * - `payout`: money moving out. Carries an Idempotency-Key like `create`, but is retried
+ *   only as `push` is: a server that keeps only 2xx answers per key would pay out again.
  */
-export type RetryMode = 'safe' | 'create' | 'push';
+export type RetryMode = 'safe' | 'create' | 'push' | 'payout';
+
+/** Whether calls of `mode` carry an Idempotency-Key. */
+export const sendsKey = (mode: RetryMode): boolean => mode === 'create' || mode === 'payout';
+
+// Modes whose retries are limited to requests that provably never reached the server, or 429.
+const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'payout';
 
 /** Statuses worth another attempt. Never a 3xx: redirects are refused, not retried. */
 export const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
@@ -30,23 +38,19 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 
 const cache = new Map<string, RetryOptions>();
 
-/**
- * ky's retry options for one kind of call, built once and shared (calls are hot). `final`
- * marks a body that must never be sent again (a payout whose outcome is INPROGRESS or
- * AMBIGUOUS); it is a module-level function, so one per route.
- */
-export function retryOptions(mode: RetryMode, limit: number, final?: (body: unknown) => boolean): RetryOptions {
-  const key = `${mode} ${limit} ${final ? final.name : ''}`;
+/** ky's retry options for one kind of call, built once per mode and limit and shared (calls are hot). */
+export function retryOptions(mode: RetryMode, limit: number): RetryOptions {
+  const key = `${mode} ${limit}`;
   let options = cache.get(key);
   if (!options) {
     if (cache.size > 64) cache.clear();
-    cache.set(key, (options = build(mode, limit, final)));
+    cache.set(key, (options = build(mode, limit)));
   }
   return options;
 }
 
 // Only keys that differ from ky's defaults: ky normalises this object several times a call.
-function build(mode: RetryMode, limit: number, final?: (body: unknown) => boolean): RetryOptions {
+function build(mode: RetryMode, limit: number): RetryOptions {
   const options: RetryOptions = {
     limit,
     methods: ['get', 'post'],
@@ -56,9 +60,9 @@ function build(mode: RetryMode, limit: number, final?: (body: unknown) => boolea
     delay: (attempt) => Math.min(INITIAL_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS),
     // Up to a quarter off, so a burst of clients does not retry in lockstep.
     jitter: (delay) => delay * (1 - 0.25 * Math.random()),
-    shouldRetry: (state) => shouldRetry(mode, state, final),
+    shouldRetry: (state) => shouldRetry(mode, state),
   };
-  if (mode !== 'push') options.retryOnTimeout = true;
+  if (!once(mode)) options.retryOnTimeout = true;
   return options;
 }
 
@@ -66,19 +70,43 @@ function build(mode: RetryMode, limit: number, final?: (body: unknown) => boolea
  * The whole payment policy. `undefined` hands the decision to ky's defaults (status list,
  * Retry-After), `false` vetoes a retry, `true` retries with plain backoff.
  */
-export function shouldRetry(mode: RetryMode, { error }: ShouldRetryState, final?: (body: unknown) => boolean): boolean | undefined {
+export function shouldRetry(mode: RetryMode, { error }: ShouldRetryState): boolean | undefined {
   if (isHTTPError(error)) {
     const { status, headers } = error.response;
-    if (final?.(error.data)) return false;
-    if (mode === 'push' && status !== 429) return false;
+    if (once(mode) && status !== 429) return false;
+    // A 429 that names an unsettled payout is an outcome, not a refusal.
+    if (mode === 'payout' && unsettledIn(error.data)) return false;
     // A wait longer than the cap goes back to the caller as the error (ky would cut it to
     // maxRetryAfter and retry; a serverless function cannot sleep for minutes).
     const after = AFTER_STATUS.includes(status) ? retryAfterSeconds(headers) : undefined;
     return after !== undefined && after * 1000 > MAX_RETRY_AFTER_MS ? false : undefined;
   }
-  if (isTimeoutError(error)) return mode !== 'push';
-  if (mode === 'push') return neverReachedServer(error);
+  if (isTimeoutError(error)) return !once(mode);
+  if (once(mode)) return neverReachedServer(error);
   return isNetworkError(error) || connectionFailure(error);
+}
+
+// INPROGRESS / AMBIGUOUS in any spelling: `IN_PROGRESS`, `in-progress`,
+// `TRANSACTION_AMBIGUOUS`, or the word inside a message ("Payout Ambiguous").
+const UNSETTLED = /(?:^|[^a-z])(in[ _-]?progress|ambiguous)(?:[^a-z]|$)/i;
+
+/** `INPROGRESS` or `AMBIGUOUS` when `text` names one, in any spelling. */
+export function unsettledOutcome(text: unknown): 'INPROGRESS' | 'AMBIGUOUS' | undefined {
+  const match = typeof text === 'string' ? UNSETTLED.exec(text) : null;
+  return match ? (/ambig/i.test(match[1]!) ? 'AMBIGUOUS' : 'INPROGRESS') : undefined;
+}
+
+/**
+ * INPROGRESS or AMBIGUOUS anywhere in a body (any field, any depth, a message): its JSON
+ * text is searched, so no walk over a body nested arbitrarily deep. A body too deep even
+ * to serialise counts as unsettled: money out is never sent again on a guess.
+ */
+export function unsettledIn(body: unknown): 'INPROGRESS' | 'AMBIGUOUS' | undefined {
+  try {
+    return unsettledOutcome(typeof body === 'string' ? body : JSON.stringify(body ?? null));
+  } catch {
+    return 'AMBIGUOUS';
+  }
 }
 
 /** True when the cause chain names a code that means the request never left. */

@@ -76,7 +76,7 @@ function checkHttps(params: Record<string, unknown>, fields: readonly string[] =
   }
 }
 
-function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers }: RequestOptions, add: AddError): void {
+function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers, maxResponseBytes }: RequestOptions, add: AddError): void {
   const key: unknown = idempotencyKey;
   if (key !== undefined && !isIdempotencyKey(key)) {
     add(
@@ -91,6 +91,9 @@ function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers }: R
   }
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
     add('maxRetries', 'must be a whole number ≥ 0');
+  }
+  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes >= 1)) {
+    add('maxResponseBytes', 'must be a whole number of bytes ≥ 1');
   }
   for (const name of Object.keys(headers ?? {})) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) {

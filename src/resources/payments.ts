@@ -3,25 +3,23 @@ import type { APIPromise } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
+import { isRecord, unwrap } from '../internal/envelope.js';
 import {
   currencyCode,
   custom,
   email,
-  enveloped,
   httpUrl,
-  int,
-  maybe,
   mobileNumber,
   oneOf,
-  open,
-  openEnum,
   optional,
   pageParams,
   pathId,
+  provisional,
+  shown,
+  readRecord,
   text,
   type Assert,
   type Schema,
-  type Ties,
   type TiesInput,
 } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
@@ -66,6 +64,7 @@ export class Payments extends APIResource {
         params: PaymentListParams,
         value: params,
         item: PaymentListItem,
+        names: ['payments', 'transactions'],
       },
       options,
     );
@@ -141,11 +140,12 @@ export class Payments extends APIResource {
   }
 
   /**
-   * Polls `verify` until the payment is no longer `pending`, and resolves to that verified
-   * transaction (`success`, `failed`, or a status newer than this SDK: treat anything but
-   * `success` as not paid). A failed payment carries `failure_reason` / `failure_message`
-   * when the service says why. Throws `APITimeoutError` when it is still pending at the
-   * deadline, which bounds everything, the calls in flight included.
+   * Polls `verify` until the payment is `success` or `failed`, and resolves to that verified
+   * transaction. Any other status (`pending`, or one newer than this SDK such as
+   * `processing`) keeps it polling: the payment is still being paid. A failed payment
+   * carries `failure_reason` / `failure_message` when the service says why. At the deadline,
+   * which bounds everything (the calls in flight included), it throws `APITimeoutError`
+   * whose `lastStatus` is the last status verify returned.
    *
    * @example
    * ```ts
@@ -165,19 +165,23 @@ export class Payments extends APIResource {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeout);
     const stop = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    let last: string | undefined;
     try {
       for (;;) {
         const transaction = await this.verify(trxId, { signal: stop });
-        if (transaction.status !== 'pending')
-          return transaction.status === 'failed' ? await this.#withFailure(transaction, stop) : transaction;
+        last = transaction.status;
+        if (last === 'success') return transaction;
+        if (last === 'failed') return await this.#withFailure(transaction, stop);
         await sleep(interval, stop);
       }
     } catch (cause) {
       if (signal?.aborted) throw new APIUserAbortError('payments.waitForOutcome was aborted.', { cause: signal.reason });
       if (!deadline.signal.aborted) throw cause;
-      throw new APITimeoutError(
-        `payments.waitForOutcome: ${trxId} is still pending after ${timeout} ms; check again later or wait for the webhook.`,
+      const status = last === undefined ? 'not verified yet' : `still ${last}`;
+      const error = new APITimeoutError(
+        `payments.waitForOutcome: ${trxId} is ${status} after ${timeout} ms; treat it as not paid yet, and check again later or wait for the webhook.`,
       );
+      throw Object.assign(error, { lastStatus: last });
     } finally {
       clearTimeout(timer);
     }
@@ -221,7 +225,6 @@ export type PaymentMode = 'hosted' | 'push';
 export type EnvironmentName = 'sandbox' | 'production';
 
 const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
-const ENVIRONMENTS = ['sandbox', 'production'] as const;
 const PAYMENT_MODES = ['hosted', 'push'] as const;
 
 // A gateway keyword: checked, never rewritten (the server matches it case-insensitively).
@@ -327,13 +330,17 @@ type _PaymentInitiateParams = Assert<TiesInput<typeof initiateParamsSchema, Paym
 /** Params of the legacy `payments.initiate`: the redirects and ipn_url are required there. */
 export const PaymentInitiateParams: Schema<PaymentInitiateParams> = initiateParamsSchema.check(pushNeedsPhone);
 
-/** A created payment (the `data` of the creation response). */
+/**
+ * A created payment (the `data` of the creation response). `trx_id`, `status`, `amount` and
+ * `currency` are what you act on: the call fails with `ResponseValidationError` without
+ * them. The other fields are kept as the server sent them (null or absent included).
+ */
 export interface Payment {
   /** The service's transaction id: keep it to verify the payment. */
   trx_id: string;
   /** Your order reference (the `ref_trx` you sent). */
-  merchant_ref: string;
-  /** Amount in currency units. */
+  merchant_ref?: string | null | undefined;
+  /** Amount in currency units (a decimal string such as `"25.00"` is read as 25). */
   amount: number;
   /** 3-letter currency code. */
   currency: string;
@@ -344,112 +351,97 @@ export interface Payment {
   /** When the checkout session expires (ISO 8601). */
   expires_at?: string | null | undefined;
   /** `sandbox` or `production`. */
-  environment: EnvironmentName;
+  environment?: EnvironmentName | null | undefined;
 }
 
-const paymentSchema = open({
-  trx_id: z.string(),
-  merchant_ref: z.string(),
-  amount: z.number(),
-  currency: z.string(),
-  status: openEnum(PAYMENT_STATUSES),
-  checkout_url: maybe(z.string()),
-  expires_at: maybe(z.string()),
-  environment: openEnum(ENVIRONMENTS),
-});
-type _Payment = Assert<Ties<typeof paymentSchema, Payment>>;
-/** A created payment. */
-export const Payment: Schema<Payment> = paymentSchema;
-
-/** @internal Creation body `{ status, data, payment_url, trx_id }`; callers get `data`. */
-export const PaymentCreateResponse: Schema<Payment> = z.pipe(
-  open({ status: z.string(), data: paymentSchema, payment_url: maybe(z.string()), trx_id: z.string() }),
-  z.transform((body) => body.data),
+/** A created payment: read tolerantly, then what you act on checked. */
+export const Payment: Schema<Payment> = shown(
+  { trx_id: z.string(), status: z.string(), amount: z.number(), currency: z.string() },
+  (body) => readRecord(body, { ids: { trx_id: [] }, numbers: ['amount'] }),
 );
 
-/** `info` of a legacy payment session. Echoes of optional inputs may be null or absent. */
+/**
+ * @internal Creation body `{ status, data, payment_url, trx_id }`; callers get `data` with
+ * the envelope's other fields beside it. The top-level `status` is the envelope's
+ * (`success`), never the payment's.
+ */
+export const PaymentCreateResponse: Schema<Payment> = z.pipe(z.transform(readCreated), Payment);
+
+// The documented envelope gives `data`; its top-level trx_id and payment_url (the legacy
+// alias of the checkout link) fill in for the payment's own when those are missing.
+function readCreated(body: unknown): unknown {
+  if (!isRecord(body) || !isRecord(body.data)) return unwrap(body, [], 'always');
+  const payment = { ...body.data };
+  payment.trx_id ??= body.trx_id;
+  if (payment.checkout_url === undefined && body.payment_url !== undefined) payment.checkout_url = body.payment_url;
+  return payment;
+}
+
+/**
+ * `info` of a legacy payment session. Nothing in it is acted on, so every field is kept as
+ * the server sent it: a whole number sent as `"12"` reads as 12, PHP-style `1`/`0` as
+ * booleans, and null or absent stays so.
+ */
 export interface PaymentSessionInfo {
   /** Your order reference. */
-  ref_trx: string;
+  ref_trx?: string | null | undefined;
   /** The description you sent. */
   description?: string | null | undefined;
   /** Your webhook endpoint. */
-  ipn_url: string;
+  ipn_url?: string | null | undefined;
   /** Cancel redirect. */
-  cancel_redirect: string;
+  cancel_redirect?: string | null | undefined;
   /** Success redirect. */
-  success_redirect: string;
+  success_redirect?: string | null | undefined;
   /** Customer name you sent. */
   customer_name?: string | null | undefined;
   /** Customer e-mail you sent. */
   customer_email?: string | null | undefined;
   /** Your numeric merchant id. */
-  merchant_id: number;
+  merchant_id?: number | null | undefined;
   /** Your business name. */
-  merchant_name: string;
+  merchant_name?: string | null | undefined;
   /** Amount in currency units. */
-  amount: number;
+  amount?: number | null | undefined;
   /** 3-letter currency code. */
-  currency_code: string;
+  currency_code?: string | null | undefined;
   /** `sandbox` or `production`. */
-  environment: EnvironmentName;
+  environment?: EnvironmentName | null | undefined;
   /** Whether this is a sandbox session. */
-  is_sandbox: boolean;
+  is_sandbox?: boolean | null | undefined;
   /** Echo of the method filter you sent. */
   allow_payment_methods?: string[] | null | undefined;
   /** True when you selected specific gateways in the dashboard. */
-  merchant_payment_methods_restricted: boolean;
+  merchant_payment_methods_restricted?: boolean | null | undefined;
   /** Ids of the deposit methods eligible for this currency. */
-  merchant_payment_method_ids: (number | string)[];
+  merchant_payment_method_ids?: (number | string)[] | null | undefined;
   /** Codes of the methods the hosted checkout may show. */
-  merchant_payment_method_codes: string[];
+  merchant_payment_method_codes?: string[] | null | undefined;
 }
 
-const sessionInfoSchema = open({
-  ref_trx: z.string(),
-  description: maybe(z.string()),
-  ipn_url: z.string(),
-  cancel_redirect: z.string(),
-  success_redirect: z.string(),
-  customer_name: maybe(z.string()),
-  customer_email: maybe(z.string()),
-  merchant_id: int(),
-  merchant_name: z.string(),
-  amount: z.number(),
-  currency_code: z.string(),
-  environment: openEnum(ENVIRONMENTS),
-  is_sandbox: z.boolean(),
-  allow_payment_methods: maybe(z.array(z.string())),
-  merchant_payment_methods_restricted: z.boolean(),
-  merchant_payment_method_ids: z.array(
-    custom<number | string>((id) => typeof id === 'string' || Number.isSafeInteger(id), 'must be a whole number or a string', {
-      type: ['integer', 'string'],
-    }),
-  ),
-  merchant_payment_method_codes: z.array(z.string()),
-});
-type _PaymentSessionInfo = Assert<Ties<typeof sessionInfoSchema, PaymentSessionInfo>>;
-/** `info` of a legacy payment session. */
-export const PaymentSessionInfo: Schema<PaymentSessionInfo> = sessionInfoSchema;
+// PHP-style servers send `merchant_id: "12"` and 1/0 for booleans: read as the spec's types.
+const readInfo = (info: unknown) =>
+  readRecord(info, { numbers: ['amount', 'merchant_id'], flags: ['is_sandbox', 'merchant_payment_methods_restricted'] });
 
-/** Legacy creation response: a signed, time-limited `payment_url` and the session `info`. */
+/** `info` of a legacy payment session (nothing in it is acted on). */
+export const PaymentSessionInfo: Schema<PaymentSessionInfo> = shown({}, readInfo);
+
+/** Legacy creation response: a signed, time-limited `payment_url` (what you act on) and the session `info`. */
 export interface PaymentSession {
   /** Signed, time-limited checkout link. */
   payment_url: string;
   /** The session as the service recorded it. */
-  info: PaymentSessionInfo;
+  info?: PaymentSessionInfo | null | undefined;
   /** The transaction id and checkout link, when the server sends them. */
-  data?: { trx_id?: string | undefined; checkout_url?: string | null | undefined } | undefined;
+  data?: { trx_id?: string | null | undefined; checkout_url?: string | null | undefined } | null | undefined;
 }
 
-const sessionSchema = open({
-  payment_url: z.string(),
-  info: sessionInfoSchema,
-  data: optional(open({ trx_id: optional(z.string()), checkout_url: maybe(z.string()) })),
+/** Legacy creation response: `payment_url` is what you act on. */
+export const PaymentSession: Schema<PaymentSession> = shown({ payment_url: z.string() }, (body) => {
+  const session = readRecord<Record<string, unknown>>(body, {});
+  if (isRecord(session) && session.info !== undefined) session.info = readInfo(session.info);
+  return session;
 });
-type _PaymentSession = Assert<Ties<typeof sessionSchema, PaymentSession>>;
-/** Legacy creation response. */
-export const PaymentSession: Schema<PaymentSession> = sessionSchema;
 
 /** Params of `payments.list`. */
 export interface PaymentListParams {
@@ -472,7 +464,14 @@ type _PaymentListParams = Assert<TiesInput<typeof listParamsSchema, PaymentListP
 /** Params of `payments.list`. */
 export const PaymentListParams: Schema<PaymentListParams | undefined> = optional(listParamsSchema);
 
-/** A payment as the list and retrieve routes show it (the sandbox's shape; the spec shows none). */
+/**
+ * A payment as the list and retrieve routes show it. **Provisional**: the spec shows no
+ * body for these routes, so this is the sandbox's shape. Another server may name or shape
+ * fields otherwise: every field it sends is kept (read one the SDK does not name as
+ * `record['risk_score']`), `trx_id` and `status` are filled from `transaction_id` and
+ * `state` / `payment_status` when the server uses those names, and amounts sent as decimal
+ * strings are read as numbers. Nothing here ever makes a call fail.
+ */
 export interface PaymentRecord {
   /** The service's transaction id. */
   trx_id: string;
@@ -508,35 +507,23 @@ export interface PaymentRecord {
   created_at?: string | undefined;
   /** Last change (ISO 8601). */
   updated_at?: string | undefined;
+  /** Fields this SDK version does not name, as the server sent them. */
+  [field: string]: unknown;
 }
 
-const paymentRecordSchema = open({
-  trx_id: z.string(),
-  merchant_ref: maybe(z.string()),
-  amount: z.number(),
-  fee: optional(z.number()),
-  net_amount: optional(z.number()),
-  currency: z.string(),
-  status: openEnum(PAYMENT_STATUSES),
-  payment_mode: optional(openEnum(PAYMENT_MODES)),
-  environment: optional(openEnum(ENVIRONMENTS)),
-  description: maybe(z.string()),
-  customer: optional(open({ name: maybe(z.string()), email: maybe(z.string()), phone: maybe(z.string()) })),
-  gateway: maybe(z.string()),
-  checkout_url: maybe(z.string()),
-  expires_at: maybe(z.string()),
-  failure_reason: maybe(z.string()),
-  created_at: optional(z.string()),
-  updated_at: optional(z.string()),
-});
-type _PaymentRecord = Assert<Ties<typeof paymentRecordSchema, PaymentRecord>>;
+const readPayment = (value: unknown) =>
+  readRecord<PaymentRecord>(value, {
+    ids: { trx_id: ['transaction_id', 'trxId'] },
+    aliases: { status: ['state', 'payment_status'] },
+    numbers: ['amount', 'fee', 'net_amount'],
+  });
 
-/** One payment in a list. */
+/** One payment in a list (provisional, see {@link PaymentRecord}). */
 export type PaymentListItem = PaymentRecord;
 /** One payment in a list. */
-export const PaymentListItem: Schema<PaymentListItem> = paymentRecordSchema;
-/** A payment fetched by id (bare or in a `{ status, data }` envelope). */
-export const PaymentRecord: Schema<PaymentRecord> = enveloped(paymentRecordSchema);
+export const PaymentListItem: Schema<PaymentListItem> = provisional(readPayment);
+/** A payment fetched by id (bare or in any envelope; provisional, see {@link PaymentRecord}). */
+export const PaymentRecord: Schema<PaymentRecord> = provisional((body) => readPayment(unwrap(body, ['payment', 'transaction'])));
 
 /** Params of `payments.push`. */
 export interface PaymentPushParams {
@@ -549,7 +536,13 @@ export const PaymentPushParams: Schema<PaymentPushParams> = z.strictObject({
   customer_phone: optional(mobileNumber),
 }) satisfies Schema<PaymentPushParams>;
 
-/** Result of `payments.push` (the sandbox's shape; `{}` when the service answers with no body). */
+/**
+ * Result of `payments.push`. **Provisional**: the spec shows no body, so this is the
+ * sandbox's shape (`{}` when the service answers with no body). `status` is the payment's
+ * status, read from the resource (`data`), never from a success envelope; a body that says
+ * the push failed (`{ status: "error", message }`) is an `APIError`, not a result. Every
+ * other field the server sends is kept.
+ */
 export interface PaymentPushResult {
   /** The payment's transaction id. */
   trx_id?: string | undefined;
@@ -559,40 +552,40 @@ export interface PaymentPushResult {
   customer_phone?: string | undefined;
   /** How many pushes this payment has had. */
   push_count?: number | undefined;
+  /** Fields this SDK version does not name, as the server sent them. */
+  [field: string]: unknown;
 }
 
-const pushResultSchema = open({
-  trx_id: optional(z.string()),
-  status: optional(openEnum(PAYMENT_STATUSES)),
-  customer_phone: optional(z.string()),
-  push_count: optional(z.number()),
-});
-type _PaymentPushResult = Assert<Ties<typeof pushResultSchema, PaymentPushResult>>;
 /** Result of `payments.push`. */
-export const PaymentPushResult: Schema<PaymentPushResult> = enveloped(pushResultSchema);
+export const PaymentPushResult: Schema<PaymentPushResult> = provisional((body) => readPayment(unwrap(body, ['payment'], 'always')));
 
-/** A verified transaction: check `status === 'success'` before fulfilling. */
+/**
+ * A verified transaction: check `status === 'success'` before fulfilling, and the amount
+ * and currency against your order. `status`, `trx_id`, `amount` and `currency` are what
+ * you act on (the call fails with `ResponseValidationError` without them); the other fields
+ * are kept as the server sent them (`fee` is null while pending on some servers).
+ */
 export interface VerifiedTransaction {
   /** `pending`, `success` or `failed`: fulfil only on `success`. */
   status: PaymentStatus;
   /** The service's transaction id. */
   trx_id: string;
-  /** Amount in currency units. */
+  /** Amount in currency units (a decimal string such as `"25.00"` is read as 25). */
   amount: number;
   /** Fee in currency units. */
-  fee: number;
+  fee?: number | null | undefined;
   /** 3-letter currency code. */
   currency: string;
   /** Amount less the fee. */
-  net_amount: number;
+  net_amount?: number | null | undefined;
   /** The customer as you sent them. */
-  customer: { name: string | null; email: string | null };
+  customer?: { name?: string | null | undefined; email?: string | null | undefined } | null | undefined;
   /** The description you sent. */
-  description: string | null;
+  description?: string | null | undefined;
   /** Creation time (ISO 8601, UTC). */
-  created_at: string;
+  created_at?: string | null | undefined;
   /** Last change (ISO 8601, UTC). */
-  updated_at: string;
+  updated_at?: string | null | undefined;
 }
 
 /** What `waitForOutcome` resolves to: the verified transaction, and why it failed when the service says. */
@@ -603,21 +596,11 @@ export interface PaymentOutcome extends VerifiedTransaction {
   failure_message?: string | null | undefined;
 }
 
-const verifiedSchema = open({
-  status: openEnum(PAYMENT_STATUSES),
-  trx_id: z.string(),
-  amount: z.number(),
-  fee: z.number(),
-  currency: z.string(),
-  net_amount: z.number(),
-  customer: open({ name: z.nullable(z.string()), email: z.nullable(z.string()) }),
-  description: z.nullable(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-type _VerifiedTransaction = Assert<Ties<typeof verifiedSchema, VerifiedTransaction>>;
-/** A verified transaction (bare or in a `{ status, data }` envelope). */
-export const VerifiedTransaction: Schema<VerifiedTransaction> = enveloped(verifiedSchema);
+/** A verified transaction (bare or in a `{ status, data }` envelope): read tolerantly, then what you act on checked. */
+export const VerifiedTransaction: Schema<VerifiedTransaction> = shown(
+  { status: z.string(), trx_id: z.string(), amount: z.number(), currency: z.string() },
+  (body) => readRecord(unwrap(body), { ids: { trx_id: [] }, numbers: ['amount', 'fee', 'net_amount'] }),
+);
 
 /** Options of `payments.waitForOutcome`. */
 export interface WaitForOutcomeOptions {

@@ -2,21 +2,21 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
+import { APIError, InvalidParamsError, type PaymentsError } from '../core/error.js';
+import { isRecord, unwrap } from '../internal/envelope.js';
+import { unsettledIn } from '../internal/retry.js';
 import {
-  enveloped,
   uuid,
-  maybe,
   mobileNumber,
-  open,
-  openEnum,
   optional,
   pageParams,
   positiveAmount,
-  recordTimes,
+  provisional,
+  shown,
+  readRecord,
   type Assert,
   type RecordTimes,
   type Schema,
-  type Ties,
   type TiesInput,
 } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
@@ -50,8 +50,12 @@ export class Payouts extends APIResource {
   }
 
   /**
-   * Creates a payout (POST /api/v1/payouts). Retries reuse one Idempotency-Key; an
-   * INPROGRESS or AMBIGUOUS outcome is returned (or thrown) as it is, never retried.
+   * Creates a payout (POST /api/v1/payouts). Money moving out is never sent twice on a
+   * guess: it is retried only when the request provably never left (connection refused)
+   * or on 429, always with the same Idempotency-Key. Any other failure is thrown with
+   * `.idempotencyKey`, and its message says how to look the payout up. An INPROGRESS or
+   * AMBIGUOUS outcome, in whatever field or spelling the server puts it, is returned as
+   * `status` (or thrown, on an error status) as it is.
    */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
     return this._client.request(
@@ -61,8 +65,8 @@ export class Payouts extends APIResource {
         path: '/api/v1/payouts',
         params: [PayoutCreateParams, params],
         response: Payout,
-        retry: 'create',
-        finalOutcome: isUnsettledOutcome,
+        retry: 'payout',
+        failureHint: payoutFailureHint,
       },
       options,
     );
@@ -71,7 +75,15 @@ export class Payouts extends APIResource {
   /** One page of payouts (GET /api/v1/payouts); `for await` walks every page. */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
     return this._client.requestPage(
-      { operation: 'payouts.list', method: 'GET', path: '/api/v1/payouts', params: PayoutListParams, value: params, item: PayoutItem },
+      {
+        operation: 'payouts.list',
+        method: 'GET',
+        path: '/api/v1/payouts',
+        params: PayoutListParams,
+        value: params,
+        item: PayoutItem,
+        names: ['payouts'],
+      },
       options,
     );
   }
@@ -88,15 +100,61 @@ export class Payouts extends APIResource {
 /** Upstream outcomes that must never be retried as a new payout. */
 export const UNSETTLED_PAYOUT_OUTCOMES = ['INPROGRESS', 'AMBIGUOUS'] as const;
 
-const UNSETTLED = /^(INPROGRESS|AMBIGUOUS)$/i;
+// Where servers put a payout's status word, most specific first.
+const OUTCOME_FIELDS = ['status', 'payout_status', 'state', 'outcome', 'result', 'transaction_status'];
+const SPELLINGS: Record<string, PayoutStatus> = {
+  SUCCESS: 'SUCCESS',
+  SUCCESSFUL: 'SUCCESS',
+  SUCCEEDED: 'SUCCESS',
+  COMPLETED: 'SUCCESS',
+  PAID: 'SUCCESS',
+  FAILED: 'FAILED',
+  FAILURE: 'FAILED',
+  REJECTED: 'FAILED',
+  DECLINED: 'FAILED',
+  PENDING: 'INPROGRESS',
+  PROCESSING: 'INPROGRESS',
+  QUEUED: 'INPROGRESS',
+};
 
-// Wherever the outcome sits (`status`, `outcome`, `error`, `code`, at the top, in `data`,
-// `payout` or any other wrapper a few levels down), and on any HTTP status. A plain-text
-// body naming it counts too: a payout must never be sent again on a guess.
-function isUnsettledOutcome(body: unknown, depth = 0): boolean {
-  if (typeof body === 'string') return depth === 0 ? /\b(INPROGRESS|AMBIGUOUS)\b/i.test(body) : UNSETTLED.test(body.trim());
-  if (typeof body !== 'object' || body === null || depth > 3) return false;
-  return Object.values(body).some((value) => isUnsettledOutcome(value, depth + 1));
+/**
+ * The outcome a payout body names: INPROGRESS or AMBIGUOUS wherever it appears (a code, a
+ * message, a wrapper), else its status word, read as one of the four where recognised.
+ */
+function outcomeOf(body: unknown): string | undefined {
+  const unsettled = unsettledIn(body);
+  if (unsettled || !isRecord(body)) return unsettled;
+  const word = OUTCOME_FIELDS.map((key) => body[key]).find((value) => typeof value === 'string');
+  return typeof word === 'string' ? (SPELLINGS[word.toUpperCase().replace(/[ _-]/g, '')] ?? word) : undefined;
+}
+
+/** A payout record as the server sent it, with `id` and `status` read wherever they are. */
+function readPayout(value: unknown): Payout {
+  const payout = readRecord<Payout>(value, {
+    ids: { id: ['payout_id', 'uuid', 'reference'] },
+    numbers: ['amount', 'fee', 'payable_amount'],
+  });
+  if (!isRecord(payout)) return payout;
+  const status = outcomeOf(payout);
+  // The server's own word stays when the SDK's reading of it differs (`PENDING` → INPROGRESS).
+  if (status !== undefined && status !== payout.status) {
+    if (payout.status !== undefined) payout.server_status = payout.status;
+    payout.status = status as PayoutStatus;
+  }
+  return payout;
+}
+
+function payoutFailureHint(error: PaymentsError): string | undefined {
+  if (error instanceof InvalidParamsError) return undefined;
+  const outcome = error instanceof APIError ? outcomeOf(error.body) : undefined;
+  // A 200 that says "failed" and a 3xx/4xx (but 408) are refusals: no money moved.
+  const refused = error instanceof APIError && error.status < 500 && error.status !== 408;
+  if (refused && outcome !== 'INPROGRESS' && outcome !== 'AMBIGUOUS') return undefined;
+  const what = outcome === 'INPROGRESS' || outcome === 'AMBIGUOUS' ? `Its outcome is ${outcome}` : 'It may have been made';
+  return (
+    `${what}: the SDK did not send it again. Before paying out again, look it up with client.payouts.list() ` +
+    `(or payouts.retrieve(id)); to retry, pass the same idempotencyKey (${error.idempotencyKey}), so the service replays the first result.`
+  );
 }
 
 /** A payout id: a UUID. */
@@ -110,10 +168,10 @@ export interface PayoutPreviewParams {
 /** Params of `payouts.preview`. */
 export const PayoutPreviewParams: Schema<PayoutPreviewParams> = z.strictObject({ amount: positiveAmount });
 
-/** Fee preview of a payout. */
+/** Fee preview of a payout: `fee` and `payable_amount` are what you act on (decimal strings read as numbers). */
 export interface PayoutPreview {
   /** The amount asked for. */
-  amount: number;
+  amount?: number | null | undefined;
   /** The payout fee. */
   fee: number;
   /** What reaches the settlement number: amount less the fee. */
@@ -122,10 +180,10 @@ export interface PayoutPreview {
   currency?: string | null | undefined;
 }
 
-const previewSchema = open({ amount: z.number(), fee: z.number(), payable_amount: z.number(), currency: maybe(z.string()) });
-type _PayoutPreview = Assert<Ties<typeof previewSchema, PayoutPreview>>;
-/** Fee preview of a payout (bare or in a `{ status, data }` envelope). */
-export const PayoutPreview: Schema<PayoutPreview> = enveloped(previewSchema);
+/** Fee preview of a payout (bare or in a `{ status, data }` envelope): `fee` and `payable_amount` checked. */
+export const PayoutPreview: Schema<PayoutPreview> = shown({ fee: z.number(), payable_amount: z.number() }, (body) =>
+  readRecord(unwrap(body), { numbers: ['amount', 'fee', 'payable_amount'] }),
+);
 
 /** Params of `payouts.create`. */
 export interface PayoutCreateParams {
@@ -152,7 +210,16 @@ export const PayoutListParams: Schema<PayoutListParams | undefined> = optional(z
 /** Upstream outcome of a payout. `INPROGRESS` and `AMBIGUOUS` must never be retried as a new payout. */
 export type PayoutStatus = 'SUCCESS' | 'INPROGRESS' | 'AMBIGUOUS' | 'FAILED';
 
-/** A payout record (the sandbox's shape; the spec shows none). */
+/**
+ * A payout record. **Provisional**: the spec shows no body for the payout routes, so this
+ * is the sandbox's shape. Against another server every field it sends is kept; `id` is
+ * filled from `payout_id` / `uuid` / `reference`, amounts sent as decimal strings are read as
+ * numbers, and `status` is the SDK's reading of the outcome wherever the server puts it
+ * (`status`, `payout_status`, `state`, a code or a message naming IN_PROGRESS or
+ * AMBIGUOUS): one of the four values when it is recognised (`SUCCESSFUL` → `SUCCESS`,
+ * `PENDING` → `INPROGRESS`), the server's own word otherwise. When the SDK's reading
+ * differs from the server's `status` field, the server's value is kept as `server_status`.
+ */
 export interface Payout extends RecordTimes {
   /** Payout id (a UUID). */
   id: string;
@@ -168,21 +235,12 @@ export interface Payout extends RecordTimes {
   destination?: string | null | undefined;
   /** `SUCCESS`, `FAILED`, or `INPROGRESS`/`AMBIGUOUS` (reconcile later; never pay again). */
   status: PayoutStatus;
+  /** Fields this SDK version does not name, as the server sent them (`server_status` among them). */
+  [field: string]: unknown;
 }
 
-const payoutSchema = open({
-  id: z.string(),
-  amount: z.number(),
-  fee: optional(z.number()),
-  payable_amount: optional(z.number()),
-  currency: optional(z.string()),
-  destination: maybe(z.string()),
-  status: openEnum(['SUCCESS', 'INPROGRESS', 'AMBIGUOUS', 'FAILED']),
-  ...recordTimes,
-});
-type _Payout = Assert<Ties<typeof payoutSchema, Payout>>;
+/** @internal One payout of a list. */
+export const PayoutItem: Schema<Payout> = provisional(readPayout);
 
-const PayoutItem = payoutSchema;
-
-/** A payout record (bare or in a `{ status, data }` envelope). `status` may be INPROGRESS or AMBIGUOUS. */
-export const Payout: Schema<Payout> = enveloped(payoutSchema);
+/** A payout record (bare or in any envelope; provisional, see {@link Payout}). */
+export const Payout: Schema<Payout> = provisional((body) => readPayout(unwrap(body, ['payout'], 'without-id')));

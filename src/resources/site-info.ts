@@ -1,7 +1,7 @@
-import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import { APIResource } from '../core/resource.js';
-import { enveloped, open, type Assert, type Schema, type Ties } from '../internal/fields.js';
+import { unwrap } from '../internal/envelope.js';
+import { shown, type Schema } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
 
 /** Gateway branding and environment labels. */
@@ -12,54 +12,50 @@ export class SiteInfoResource extends APIResource {
   }
 }
 
-/** Gateway branding and environment labels, every documented field required. */
+/**
+ * Gateway branding and environment labels. Nothing here is acted on, so every field is
+ * kept as the server sent it (a `site_logo` of null included); the body must be an object.
+ */
 export interface SiteInfo {
   /** Name of the site. */
-  site_name: string;
+  site_name?: string | null | undefined;
   /** Logo URL. */
-  site_logo: string;
+  site_logo?: string | null | undefined;
   /** Site URL. */
-  site_url: string;
+  site_url?: string | null | undefined;
   /** Name of the gateway. */
-  gateway_name: string;
+  gateway_name?: string | null | undefined;
   /** One-line description of the gateway. */
-  gateway_description: string;
+  gateway_description?: string | null | undefined;
   /** Feature labels for a checkout page. */
-  features: {
-    /** e.g. "SSL Secured". */
-    ssl_secured: string;
-    /** e.g. "Instant Processing". */
-    instant_processing: string;
-    /** e.g. "Global Support". */
-    global_support: string;
-    /** e.g. "Mobile Ready". */
-    mobile_ready: string;
-  };
+  features?:
+    | {
+        /** e.g. "SSL Secured". */
+        ssl_secured?: string | null | undefined;
+        /** e.g. "Instant Processing". */
+        instant_processing?: string | null | undefined;
+        /** e.g. "Global Support". */
+        global_support?: string | null | undefined;
+        /** e.g. "Mobile Ready". */
+        mobile_ready?: string | null | undefined;
+      }
+    | null
+    | undefined;
   /** A description of each environment. */
-  environments: {
-    /** What production means. */
-    production: string;
-    /** What sandbox means. */
-    sandbox: string;
-  };
+  environments?:
+    | {
+        /** What production means. */
+        production?: string | null | undefined;
+        /** What sandbox means. */
+        sandbox?: string | null | undefined;
+      }
+    | null
+    | undefined;
   /** API version string. */
-  api_version: string;
+  api_version?: string | null | undefined;
   /** Service status, e.g. `operational`. */
-  status: string;
+  status?: string | null | undefined;
 }
 
-const str = z.string();
-const siteInfoSchema = open({
-  site_name: str,
-  site_logo: str,
-  site_url: str,
-  gateway_name: str,
-  gateway_description: str,
-  features: open({ ssl_secured: str, instant_processing: str, global_support: str, mobile_ready: str }),
-  environments: open({ production: str, sandbox: str }),
-  api_version: str,
-  status: str,
-});
-type _SiteInfo = Assert<Ties<typeof siteInfoSchema, SiteInfo>>;
-/** Site info (bare or in a `{ status, data }` envelope). */
-export const SiteInfo: Schema<SiteInfo> = enveloped(siteInfoSchema);
+/** Site info (bare or in a `{ status, data }` envelope): any JSON object, kept as sent. */
+export const SiteInfo: Schema<SiteInfo> = shown({}, (body) => unwrap(body));

@@ -67,6 +67,28 @@ describe('diagnose()', () => {
     expect(hook.received.at(-1)).toEqual({ type: 'payment.completed' });
   });
 
+  // Issue 17: the live service describes what the spec does not show in its own way.
+  // That is advice (the SDK reads it defensively), never a failure; a shown shape that
+  // differs is still drift.
+  test('a live openapi.json naming the payout id payout_id: contract passes, with advice naming the field', async () => {
+    const d = await diagnose({ ...good(), fetch: rewriteOpenApi((schemas) => renameProperty(schemas.Payout!, 'id', 'payout_id')) });
+    const contract = d.checks.find((c) => c.name === 'contract')!;
+    expect(contract.status).toBe('pass');
+    expect(contract.advice).toContain('/api/v1/payouts → data.id: the SDK reads it, the doc does not have it');
+    expect(contract.detail).toContain('Advice, not a failure');
+    expect(d.ok).toBe(true);
+  });
+
+  test('a live openapi.json whose verify response lacks amount: contract ✗ (a shown shape)', async () => {
+    const d = await diagnose({
+      ...good(),
+      fetch: rewriteOpenApi((schemas) => renameProperty(schemas.VerifiedTransaction!, 'amount', 'total')),
+    });
+    const contract = d.checks.find((c) => c.name === 'contract')!;
+    expect(contract.status).toBe('fail');
+    expect(contract.detail).toContain('amount');
+  });
+
   test('a wrong secret: credentials ✗ with the label and a fix', async () => {
     const d = await diagnose({ ...good(), apiSecret: 'test_wrong_secret' });
     expect(failed(d)).toEqual([
@@ -180,3 +202,23 @@ describe('business-payments doctor', () => {
     });
   });
 });
+
+type Schemas = Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+
+/** A fetch that serves the sandbox, with its openapi.json changed by `change`. */
+function rewriteOpenApi(change: (schemas: Schemas) => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.endsWith('/api/v1/openapi.json')) return response;
+    const doc = (await response.json()) as { components: { schemas: Schemas } };
+    change(doc.components.schemas);
+    return new Response(JSON.stringify(doc), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+}
+
+function renameProperty(schema: Schemas[string], from: string, to: string): void {
+  schema.properties[to] = schema.properties[from];
+  delete schema.properties[from];
+  schema.required = schema.required?.map((name) => (name === from ? to : name));
+}

@@ -405,3 +405,22 @@ describe('401 and the server clock', () => {
     expect(error.message).not.toMatch(/clock/i);
   });
 });
+
+// Issue 17: the sandbox now answers DUPLICATE_REFERENCE; the error names the way out, in
+// whatever field the server puts the code.
+describe('DUPLICATE_REFERENCE says what to do', () => {
+  test.each([
+    [409, { error: 'DUPLICATE_REFERENCE', message: 'Transaction reference already exists' }],
+    [422, { error: 'Validation failed', code: 'DUPLICATE_REFERENCE', message: 'The given data was invalid.' }],
+    [400, { error: 'Bad Request', message: 'Transaction reference already exists' }],
+  ])('%i %j', (status, body) => {
+    const error = APIError.generate({ status, body, headers: new Headers() });
+    expect(error.message).toContain('client.payments.list({ merchant_ref })');
+    expect(error.message).toContain('new ref_trx');
+  });
+
+  test('other errors get no such hint', () => {
+    const error = APIError.generate({ status: 409, body: { error: 'Conflict' }, headers: new Headers() });
+    expect(error.message).not.toContain('merchant_ref');
+  });
+});

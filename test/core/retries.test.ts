@@ -283,12 +283,6 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
       { payment_url: 'https://checkout.payments.test/s/abc', info: fixtures.sessionInfo },
     ],
     [
-      'payouts.create',
-      '/api/v1/payouts',
-      (c) => c.payouts.create({ amount: 100 }),
-      { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'SUCCESS' },
-    ],
-    [
       'billing.plans.create',
       '/api/v1/billing/plans',
       (c) => c.billing.plans.create({ plan_code: 'gold', name: 'Gold', amount: 10 }),
@@ -478,11 +472,85 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
     expect(Date.now()).toBe(START);
   });
 
-  test('a plain payout 503 (no outcome) is retried with the same key', async () => {
-    api.on('post', '/api/v1/payouts', { status: 503, body: { error: 'Service Unavailable' } });
-    await rejection(client().payouts.create({ amount: 100 }));
-    expect(api.seen).toHaveLength(3);
+  // Issue 17: a payout 5xx used to be retried unless its body held exactly INPROGRESS or
+  // AMBIGUOUS: against a server that stores only 2xx answers per key, 3 attempts made 3
+  // transfers. Money out is now retried only when it provably never left, or on 429.
+  test.each([
+    [500, { error: 'Payout Ambiguous', message: 'network did not confirm' }],
+    [500, { status: 'IN_PROGRESS' }],
+    [500, { code: 'TRANSACTION_AMBIGUOUS' }],
+    [503, { error: 'Service Unavailable' }],
+    [502, '<html>Bad Gateway</html>'],
+  ])('a payout %i (%j) is thrown after exactly 1 attempt, with the key and how to look it up', async (status, body) => {
+    api.on('post', '/api/v1/payouts', { status, body: body as never });
+    const error = await rejection(client({ maxRetries: 5 }).payouts.create({ amount: 100 }));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(api.seen).toHaveLength(1);
+    expect(error.attempts).toBe(1);
+    expect(error.idempotencyKey).toBe(api.seen[0]!.headers['idempotency-key']);
+    expect(error.message).toContain('client.payouts.list()');
+    expect(error.message).toContain(error.idempotencyKey);
+    const unsettled = typeof body === 'object' && /ambiguous|in_progress/i.test(JSON.stringify(body));
+    expect(error.message).toContain(unsettled ? 'Its outcome is' : 'It may have been made');
+  });
+
+  test('a payout timeout is not retried: the payout may have been made', async () => {
+    api.on('post', '/api/v1/payouts', async () => {
+      await delay('infinite');
+      return {};
+    });
+    const error = await rejection(client({ timeout: 50 }).payouts.create({ amount: 100 }));
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(api.seen).toHaveLength(1);
+    expect(error.message).toContain('It may have been made');
+  });
+
+  test('a payout refused with 422 gets no look-it-up hint (nothing moved)', async () => {
+    api.on('post', '/api/v1/payouts', { status: 422, body: { error: 'Payout Rejected', message: 'KYB approval required' } });
+    const error = await rejection(client().payouts.create({ amount: 100 }));
+    expect(error.message).not.toContain('payouts.list');
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('a payout 429 is retried with the same key (the server refused it unprocessed)', async () => {
+    api.sequence('post', '/api/v1/payouts', [
+      { status: 429, body: { error: 'Too Many Requests' }, headers: { 'retry-after': '1' } },
+      { body: { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'SUCCESS' } },
+    ]);
+    const payout = await settle(client().payouts.create({ amount: 100 }));
+    expect(payout.status).toBe('SUCCESS');
+    expect(api.seen).toHaveLength(2);
     expect(new Set(header('Idempotency-Key')).size).toBe(1);
+  });
+
+  test('a payout 429 whose body names an unsettled outcome is not retried', async () => {
+    api.on('post', '/api/v1/payouts', { status: 429, body: { error: 'Too Many Requests', payout: { status: 'IN-PROGRESS' } } });
+    const error = await rejection(client().payouts.create({ amount: 100 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(api.seen).toHaveLength(1);
+    expect(error.message).toContain('Its outcome is INPROGRESS');
+  });
+
+  test.each([
+    [{ status: 'success', payout_status: 'AMBIGUOUS', amount: 100 }, 'AMBIGUOUS'],
+    [{ status: 'success', data: { payout_id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'IN_PROGRESS' } }, 'INPROGRESS'],
+    [{ status: 'success', data: { id: 'p1', status: 'SUCCESSFUL' } }, 'SUCCESS'],
+    [{ id: 'p1', state: 'processing' }, 'INPROGRESS'],
+    [{ id: 'p1', status: 'FAILED', message: 'ambiguous upstream' }, 'AMBIGUOUS'],
+  ])("a 2xx payout %j reads as %s (the envelope status is never the payout's)", async (body, status) => {
+    api.on('post', '/api/v1/payouts', { body });
+    const payout = await settle(client().payouts.create({ amount: 100 }));
+    expect(payout.status).toBe(status);
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('a 200 that says the payout failed is an APIError, not a payout', async () => {
+    api.on('post', '/api/v1/payouts', { body: { status: 'error', message: 'Insufficient balance' } });
+    const error = await rejection(client().payouts.create({ amount: 100 }));
+    expect(error.constructor).toBe(APIError);
+    expect(error.status).toBe(200);
+    expect(error.message).toContain('Insufficient balance');
+    expect(error.message).not.toContain('payouts.list');
   });
 });
 
@@ -673,12 +741,12 @@ describe('every error of a create carries idempotencyKey and attempts', () => {
     expect(mine.idempotencyKey).toBe('order-1001-attempt');
   });
 
-  test('ResponseValidationError: a 200 without data.trx_id; the server may have acted', async () => {
+  test('ResponseValidationError: a 200 without any trx_id; the server may have acted', async () => {
     const { trx_id: _dropped, ...payment } = fixtures.payment;
-    api.on('post', '/api/v1/payments', { body: { ...createBody, data: payment } });
+    api.on('post', '/api/v1/payments', { body: { status: 'success', data: payment } });
     const error = await rejection(client().payments.create(createParams));
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect(error.errors).toHaveProperty(['data.trx_id']);
+    expect(error.errors).toHaveProperty(['trx_id']);
     expect(error.serverMayHaveActed).toBe(true);
     expect(api.seen).toHaveLength(1);
     expect(error.attempts).toBe(api.seen.length);

@@ -255,8 +255,16 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
     expect(offsets()).toEqual([1, 3, 5]);
   });
 
-  test('a mistyped item → ResponseValidationError keeping the raw body', async () => {
-    const body = { data: [{ ...items[0]!, [key]: 12 }] };
+  // Provisional items (issue 17): nothing in an item makes a list throw.
+  test('a mistyped item is kept as it came (an id number read as its digits)', async () => {
+    const body = { data: [{ ...items[0]!, [key]: 12, amount: 'n/a' }] };
+    api.on('get', path, { body });
+    const { client } = setup();
+    expect((await list(client)).data).toStrictEqual([{ ...items[0]!, [key]: '12', amount: 'n/a' }]);
+  });
+
+  test('a body with no item list → ResponseValidationError keeping the raw body', async () => {
+    const body = { message: 'maintenance' };
     api.on('get', path, { body });
     const { client } = setup();
     const error = await rejection(list(client));
@@ -464,9 +472,107 @@ describe('the walk ends when the server says so, and never drops or loops (regre
         serve(() => payments),
       );
       const { client } = setup();
-      const error = await rejection(client.payments.list().toArray(options as { limit: number }));
+      const list = client.payments.list();
+      const error = await rejection(list.toArray(options as { limit: number }));
       expect(error).toBeInstanceOf(InvalidParamsError);
       expect(Object.keys(error.errors)).toEqual(['limit']);
+      // The list's first page was already sent: let it land in this test, not the next.
+      await list;
     },
   );
+});
+
+// Issue 17: servers that shape lists otherwise than the sandbox. A walk used to stop after
+// a short page even when the server said there was more, and ignored Laravel's paginator.
+describe('other list envelopes: the walk ends only when the server says so', () => {
+  const many = Array.from({ length: 120 }, (_, i) => ({ trx_id: `TRX${i + 1}`, amount: i + 1, currency: 'USD', status: 'success' }));
+  const page = (req: SeenRequest) => Number(query(req).get('page') ?? 1);
+
+  test('a server that clamps limit 100 to 50 and says total 120: all 120, by offset', async () => {
+    api.on('get', '/api/v1/payments', (req) => {
+      const offset = Number(query(req).get('offset') ?? 0);
+      return { body: { data: many.slice(offset, offset + 50), meta: { total: 120, limit: 50, offset } } };
+    });
+    const { client } = setup();
+    const items = await collect(client.payments.list({ limit: 100 }), 200);
+    expect(items.map((p) => p.trx_id)).toEqual(many.map((p) => p.trx_id));
+    expect(api.seen.map((r) => r.pathWithQuery)).toEqual([
+      '/api/v1/payments?limit=100',
+      '/api/v1/payments?limit=100&offset=50',
+      '/api/v1/payments?limit=100&offset=100',
+    ]);
+  });
+
+  test('has_more: true on a short page goes on', async () => {
+    api.on('get', '/api/v1/payments', (req) => {
+      const offset = Number(query(req).get('offset') ?? 0);
+      const data = many.slice(offset, Math.min(offset + 30, 90));
+      return { body: { data, has_more: offset + data.length < 90 } };
+    });
+    const { client } = setup();
+    expect(await collect(client.payments.list({ limit: 100 }), 200)).toHaveLength(90);
+  });
+
+  const laravel = (req: SeenRequest, links: boolean, nextBase = BASE_URL) => {
+    const current = page(req);
+    const data = many.slice((current - 1) * 15, current * 15);
+    const next = current < 3 ? `${nextBase}/api/v1/payments?page=${current + 1}` : null;
+    const body: Record<string, unknown> = { data, meta: { current_page: current, last_page: 3, per_page: 15, total: 45 } };
+    if (links) body.links = { first: `${nextBase}/api/v1/payments?page=1`, next, prev: null };
+    return { body };
+  };
+
+  test('a Laravel paginator that ignores offset: its same-origin links.next is followed, signed', async () => {
+    api.on('get', '/api/v1/payments', (req) => laravel(req, true));
+    const { client } = setup();
+    const items = await collect(client.payments.list(), 100);
+    expect(items).toHaveLength(45);
+    expect(api.seen.map((r) => r.pathWithQuery)).toEqual(['/api/v1/payments', '/api/v1/payments?page=2', '/api/v1/payments?page=3']);
+    expect(api.seen.every((r) => r.signatureValid)).toBe(true);
+  });
+
+  test('a Laravel paginator without links: paged by page number', async () => {
+    api.on('get', '/api/v1/payments', (req) => laravel(req, false));
+    const { client } = setup();
+    expect(await collect(client.payments.list({ limit: 15 }), 100)).toHaveLength(45);
+    expect(api.seen.map((r) => query(r).get('page'))).toEqual([null, '2', '3']);
+  });
+
+  test('a links.next on another origin is never followed: page numbers where the server has them', async () => {
+    api.on('get', '/api/v1/payments', (req) => laravel(req, true, 'http://internal.example:8080'));
+    const { client } = setup();
+    expect(await collect(client.payments.list(), 100)).toHaveLength(45);
+    expect(api.seen.map((r) => query(r).get('page'))).toEqual([null, '2', '3']);
+  });
+
+  test('a links.next on another origin, with nothing else to page by: a PaymentsError, nothing sent there', async () => {
+    api.on('get', '/api/v1/payments', () => ({
+      body: { data: many.slice(0, 10), links: { next: 'https://evil.example/api/v1/payments?page=2' } },
+    }));
+    const { client } = setup();
+    const first = await client.payments.list();
+    expect(first.hasNextPage()).toBe(true);
+    const error = await rejection(first.getNextPage());
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect(error.message).toContain('not on the baseUrl origin');
+    expect(api.seen).toHaveLength(1);
+  });
+
+  test('a relative links.next and a { status, data: { payouts: [...] } } envelope', async () => {
+    const ids = ['p1', 'p2', 'p3'];
+    api.on('get', '/api/v1/payouts', (req) => {
+      const n = page(req);
+      const next = n < 3 ? `/api/v1/payouts?page=${n + 1}` : null;
+      return {
+        body: { status: 'success', data: { payouts: [{ payout_id: ids[n - 1], amount: '5.00', status: 'PAID' }], links: { next } } },
+      };
+    });
+    const { client } = setup();
+    const items = await collect(client.payouts.list(), 10);
+    expect(items.map((p) => [p.id, p.amount, p.status])).toEqual([
+      ['p1', 5, 'SUCCESS'],
+      ['p2', 5, 'SUCCESS'],
+      ['p3', 5, 'SUCCESS'],
+    ]);
+  });
 });

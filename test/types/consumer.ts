@@ -59,6 +59,17 @@ export async function run(): Promise<void> {
   expectType<string>(plan.plan_code);
   // @ts-expect-error plans.create needs a name and an amount
   await client.billing.plans.create({ plan_code: 'gold' });
+  // The plan body is not shown by the spec: its fields are suggestions, and any other
+  // interval or field compiles and is sent as written (issue 17).
+  await client.billing.plans.create({ name: 'Gold', amount: 10, currency: 'TZS', interval: 'monthly', trial_days: 7 });
+  // Provisional results keep fields the SDK does not name, readable without a cast.
+  expectType<unknown>(plan['trial_days']);
+  expectType<unknown>(payout['payout_status']);
+  // Shown results stay exact: a misspelt field is an error there.
+  // @ts-expect-error VerifiedTransaction has no field `ammount`
+  void verified.ammount;
+  // Fields nobody acts on may be null or absent, as a server sends them.
+  expectType<number | null | undefined>(verified.fee);
   const subscription = await client.billing.subscriptions.create({
     plan_code: plan.plan_code,
     customer_phone: '255712345678',

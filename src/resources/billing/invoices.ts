@@ -2,16 +2,13 @@ import * as z from 'zod/mini';
 import type { PagePromise } from '../../core/pagination.js';
 import { APIResource } from '../../core/resource.js';
 import {
-  maybe,
-  open,
-  openEnum,
   optional,
   pageParams,
-  recordTimes,
+  provisional,
+  readRecord,
   type Assert,
   type RecordTimes,
   type Schema,
-  type Ties,
   type TiesInput,
 } from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
@@ -28,6 +25,7 @@ export class Invoices extends APIResource {
         params: InvoiceListParams,
         value: params,
         item: Invoice,
+        names: ['invoices'],
       },
       options,
     );
@@ -55,7 +53,11 @@ export const InvoiceListParams: Schema<InvoiceListParams | undefined> = optional
 /** Invoice state: `open` (awaiting a charge), `paid`, or `uncollectible` (dunning exhausted). */
 export type InvoiceStatus = 'open' | 'paid' | 'uncollectible';
 
-/** An invoice (the sandbox's shape; the spec shows none). */
+/**
+ * An invoice. **Provisional**: the spec shows no body; this is the sandbox's shape. Every
+ * field a server sends is kept, `id` and `subscription` are filled from `invoice_id` and
+ * `subscription_id` when the server names them so, and decimal strings are read as numbers.
+ */
 export interface Invoice extends RecordTimes {
   /** Invoice id, `inv_…`. */
   id: string;
@@ -85,25 +87,14 @@ export interface Invoice extends RecordTimes {
   period_end?: string | undefined;
   /** When it was paid (ISO 8601), if it was. */
   paid_at?: string | null | undefined;
+  /** Fields this SDK version does not name, as the server sent them. */
+  [field: string]: unknown;
 }
 
-const invoiceSchema = open({
-  id: z.string(),
-  subscription: z.string(),
-  status: openEnum(['open', 'paid', 'uncollectible']),
-  amount: z.number(),
-  currency: z.string(),
-  plan_code: optional(z.string()),
-  fee: optional(z.number()),
-  net_amount: optional(z.number()),
-  attempt_count: optional(z.number()),
-  next_attempt_at: maybe(z.string()),
-  failure_reason: maybe(z.string()),
-  period_start: optional(z.string()),
-  period_end: optional(z.string()),
-  paid_at: maybe(z.string()),
-  ...recordTimes,
-});
-type _Invoice = Assert<Ties<typeof invoiceSchema, Invoice>>;
-/** An invoice. */
-export const Invoice: Schema<Invoice> = invoiceSchema;
+/** An invoice (provisional, see {@link Invoice}). */
+export const Invoice: Schema<Invoice> = provisional((value) =>
+  readRecord<Invoice>(value, {
+    ids: { id: ['invoice_id'], subscription: ['subscription_id'] },
+    numbers: ['amount', 'fee', 'net_amount', 'attempt_count'],
+  }),
+);

@@ -1,21 +1,8 @@
 import * as z from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import { APIResource } from '../../core/resource.js';
-import {
-  currencyCode,
-  enveloped,
-  int,
-  oneOf,
-  maybe,
-  open,
-  openEnum,
-  optional,
-  text,
-  type Assert,
-  type Schema,
-  type Ties,
-  type TiesInput,
-} from '../../internal/fields.js';
+import { unwrap } from '../../internal/envelope.js';
+import { optional, provisional, readRecord, type Schema } from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
 
 /** Recurring billing plans. */
@@ -36,50 +23,52 @@ export class Plans extends APIResource {
   }
 }
 
-/** How often a plan bills. */
+/** How often a plan bills: the sandbox's values, as suggestions (a server may take `monthly`). */
 export type PlanInterval = 'day' | 'week' | 'month' | 'year';
-const INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
-// The spec does not show the plan body: these are the rules the service enforces (the
-// sandbox's, checked against its openapi.json by the drift test).
-/** Params of `billing.plans.create`. */
+/**
+ * Params of `billing.plans.create`. **Provisional**: the spec does not show the plan body.
+ * The fields below are the sandbox's, as suggestions: `interval` takes any string
+ * (`'monthly'` too), and fields the SDK does not name (`trial_days`) are sent as written.
+ * Only JSON types are checked before sending; the service enforces its own rules.
+ */
 export interface PlanCreateParams {
-  /** Plan name shown to customers, 1–100 characters. */
+  /** Plan name shown to customers (the sandbox: 1–100 characters). */
   name: string;
-  /** Amount per period in currency units, at least 1.00. */
+  /** Amount per period in currency units (the sandbox: at least 1.00). */
   amount: number;
-  /** 3-letter upper-case currency code; default `TZS`. */
+  /** 3-letter upper-case currency code (the sandbox's default: `TZS`). */
   currency?: string | undefined;
-  /** Billing period unit; default `month`. */
-  interval?: PlanInterval | undefined;
-  /** Periods between charges, 1–366; default 1. */
+  /** Billing period (the sandbox: `day`, `week`, `month` or `year`; default `month`). */
+  interval?: PlanInterval | (string & {}) | undefined;
+  /** Periods between charges (the sandbox: 1–366; default 1). */
   interval_count?: number | undefined;
-  /** Your code for the plan (letters, digits, `_`, `-`, `.`; at most 64); generated when absent. */
+  /** Your code for the plan; the sandbox generates one when absent. */
   plan_code?: string | undefined;
   /** Description of the plan. */
   description?: string | undefined;
+  /** Fields the SDK does not name, sent as written (`trial_days: 7`). */
+  [field: string]: unknown;
 }
 
-const createSchema = z.strictObject({
-  name: text(100, 1),
-  amount: z.number().check(z.minimum(1, 'must be at least 1.00')),
-  currency: optional(currencyCode),
-  interval: optional(oneOf(INTERVALS, 'must be day, week, month or year')),
-  interval_count: optional(int(1, 366)),
-  plan_code: optional(
-    z
-      .string()
-      .check(
-        z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be letters, digits, _, - or . (at most 64, starting with a letter or digit)'),
-      ),
-  ),
+const createSchema = z.looseObject({
+  name: z.string(),
+  amount: z.number(),
+  currency: optional(z.string()),
+  interval: optional(z.string()),
+  interval_count: optional(z.number()),
+  plan_code: optional(z.string()),
   description: optional(z.string()),
 });
-type _PlanCreateParams = Assert<TiesInput<typeof createSchema, PlanCreateParams>>;
-/** Params of `billing.plans.create`. */
+/** Params of `billing.plans.create`: JSON types only (the spec shows no rules). */
 export const PlanCreateParams: Schema<PlanCreateParams> = createSchema;
 
-/** A recurring billing plan (the sandbox's shape; the spec names only `plan_code`). */
+/**
+ * A recurring billing plan. **Provisional**: the spec names only `plan_code`; this is the
+ * sandbox's shape. Every field a server sends is kept; `plan_code` is filled from `code` /
+ * `plan_id` / `id` and `amount` from `price` when the server names them so, and decimal
+ * strings are read as numbers.
+ */
 export interface Plan {
   /** The plan's code: pass it to `subscriptions.create`. */
   plan_code: string;
@@ -92,7 +81,7 @@ export interface Plan {
   /** 3-letter currency code. */
   currency: string;
   /** Billing period unit. */
-  interval: PlanInterval;
+  interval: PlanInterval | (string & {});
   /** Periods between charges. */
   interval_count?: number | undefined;
   /** `active`. */
@@ -101,20 +90,15 @@ export interface Plan {
   environment?: 'sandbox' | 'production' | undefined;
   /** Creation time (ISO 8601). */
   created_at?: string | undefined;
+  /** Fields this SDK version does not name, as the server sent them. */
+  [field: string]: unknown;
 }
 
-const planSchema = open({
-  plan_code: z.string(),
-  name: optional(z.string()),
-  description: maybe(z.string()),
-  amount: z.number(),
-  currency: z.string(),
-  interval: openEnum(INTERVALS),
-  interval_count: optional(z.number()),
-  status: optional(z.string()),
-  environment: optional(openEnum(['sandbox', 'production'])),
-  created_at: optional(z.string()),
-});
-type _Plan = Assert<Ties<typeof planSchema, Plan>>;
-/** A billing plan (bare or in a `{ status, data }` envelope). */
-export const Plan: Schema<Plan> = enveloped(planSchema);
+/** A billing plan (bare or in any envelope; provisional, see {@link Plan}). */
+export const Plan: Schema<Plan> = provisional((body) =>
+  readRecord<Plan>(unwrap(body, ['plan']), {
+    ids: { plan_code: ['code', 'plan_id', 'id'] },
+    aliases: { amount: ['price'] },
+    numbers: ['amount', 'price', 'interval_count'],
+  }),
+);

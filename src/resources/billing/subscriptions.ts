@@ -1,20 +1,17 @@
 import * as z from 'zod/mini';
 import type { APIPromise } from '../../core/api-promise.js';
 import { APIResource } from '../../core/resource.js';
+import { unwrap } from '../../internal/envelope.js';
 import {
-  enveloped,
   httpUrl,
-  maybe,
-  open,
-  openEnum,
   optional,
   tanzanianMobileNumber,
   text,
-  recordTimes,
+  provisional,
+  readRecord,
   type Assert,
   type RecordTimes,
   type Schema,
-  type Ties,
   type TiesInput,
 } from '../../internal/fields.js';
 import type { RequestOptions } from '../../internal/options.js';
@@ -67,7 +64,11 @@ export const SubscriptionCreateParams: Schema<SubscriptionCreateParams> = create
 /** Subscription state: `pending` until the first invoice is paid, then `active`; `past_due` after a failed charge; `suspended`. */
 export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'suspended';
 
-/** A subscription (the sandbox's shape; the spec shows none). */
+/**
+ * A subscription. **Provisional**: the spec shows no body; this is the sandbox's shape.
+ * Every field a server sends is kept, `id` is filled from `subscription_id` when the server
+ * names it so, and decimal strings are read as numbers.
+ */
 export interface Subscription extends RecordTimes {
   /** Subscription id, `sub_…`. */
   id: string;
@@ -91,22 +92,11 @@ export interface Subscription extends RecordTimes {
   current_period_end?: string | null | undefined;
   /** Id of the latest invoice, if any. */
   latest_invoice?: string | null | undefined;
+  /** Fields this SDK version does not name, as the server sent them. */
+  [field: string]: unknown;
 }
 
-const subscriptionSchema = open({
-  id: z.string(),
-  plan_code: z.string(),
-  status: openEnum(['pending', 'active', 'past_due', 'suspended']),
-  customer_phone: optional(z.string()),
-  webhook_url: maybe(z.string()),
-  consent: optional(open({ terms_shown: z.string(), accepted_at: z.string(), ip_address: optional(z.string()) })),
-  amount: optional(z.number()),
-  currency: optional(z.string()),
-  current_period_start: maybe(z.string()),
-  current_period_end: maybe(z.string()),
-  latest_invoice: maybe(z.string()),
-  ...recordTimes,
-});
-type _Subscription = Assert<Ties<typeof subscriptionSchema, Subscription>>;
-/** A subscription (bare or in a `{ status, data }` envelope). */
-export const Subscription: Schema<Subscription> = enveloped(subscriptionSchema);
+/** A subscription (bare or in any envelope; provisional, see {@link Subscription}). */
+export const Subscription: Schema<Subscription> = provisional((body) =>
+  readRecord<Subscription>(unwrap(body, ['subscription']), { ids: { id: ['subscription_id'] }, numbers: ['amount'] }),
+);

@@ -1,0 +1,134 @@
+// Reading a 2xx body with bounds. A broken or hostile server (a 1 GiB body, a gzip bomb
+// that inflates 1000-fold, JSON nested thousands deep) must end in a typed error, not in
+// gigabytes of memory or a bare RangeError from whatever walks the parsed value.
+import { ResponseValidationError } from '../core/error.js';
+import type { DecodeContext } from './parse.js';
+
+/**
+ * Deepest nesting of arrays and objects a JSON response may have. No answer of this API
+ * needs more than about 15 levels (the sandbox's openapi.json, the deepest, has 14). 128 is
+ * serde_json's default, and far below the depth (a few thousand) where V8's recursive
+ * built-ins (`String()` of an array, `JSON.stringify`, `structuredClone`) overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+// Stateless when not streaming: one decoder serves every call. UTF-8 with the BOM dropped
+// and bad bytes replaced, as `Response.text()` decodes.
+const decoder = new TextDecoder();
+
+/**
+ * The text of a 2xx body: at most `limit` bytes, counted as they arrive from fetch (after
+ * it has undone any `content-encoding`), and JSON at most {@link MAX_JSON_DEPTH} deep;
+ * anything more is a `ResponseValidationError`. The read goes through ky's `sent.text()`,
+ * which races it against the attempt timeout and aborts the connection when that fires:
+ * ky reads the body with `response.text()` on this very Response, so that call is replaced
+ * (for this one read) by the bounded one.
+ */
+export function readBody(sent: { text(): Promise<string> }, response: Response, limit: number, context: DecodeContext): Promise<string> {
+  const read = response as { text: () => Promise<string> };
+  const own = read.text;
+  read.text = () => {
+    read.text = own; // the Response's own again, should anyone call it later
+    return boundedText(response, limit, context);
+  };
+  return sent.text();
+}
+
+async function boundedText(response: Response, limit: number, context: DecodeContext): Promise<string> {
+  const { body } = response;
+  // No body (204), or a custom fetch's Response whose body is no web stream (node-fetch's):
+  // read by the Response itself, as before; only the depth is checked then.
+  const text = body && typeof body.getReader === 'function' ? await streamText(body, limit, response, context) : await response.text();
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw bodyError(response, context, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, text);
+  return text;
+}
+
+async function streamText(body: ReadableStream<Uint8Array>, limit: number, response: Response, context: DecodeContext): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      // Cancelling closes the connection: the rest is neither downloaded nor inflated.
+      reader.cancel().catch(() => undefined);
+      throw bodyError(
+        response,
+        context,
+        `a body larger than maxResponseBytes (${limit} bytes), so reading stopped there (raise it if such a body is expected)`,
+        '',
+      );
+    }
+    chunks.push(value);
+  }
+  // One chunk (a small body) is decoded as it came; more are joined first.
+  let bytes = chunks[0];
+  if (chunks.length > 1) {
+    bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+  }
+  return decoder.decode(bytes);
+}
+
+function bodyError(response: Response, context: DecodeContext, what: string, body: string): ResponseValidationError {
+  const { status, headers } = response;
+  const acted = context.serverMayHaveActed
+    ? ' The server may already have acted on this call: retry with the same idempotencyKey, or look it up, before anything else.'
+    : '';
+  return new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
+    body,
+    status,
+    headers,
+    serverMayHaveActed: context.serverMayHaveActed,
+  });
+}
+
+/**
+ * Whether `text` opens more than `max` arrays or objects inside one another; brackets inside
+ * strings do not count. One pass over the text; one too short to be that deep is not read.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character; a quote ends the string.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * ky's `parseJson`, which it uses only for error bodies (`error.data`). A body nested deeper
+ * than {@link MAX_JSON_DEPTH} keeps its top levels (the label, the message, the field map)
+ * and has what lies deeper replaced by `'…'`, so `APIError.body` never holds a value that
+ * makes `JSON.stringify` or `structuredClone` in the caller's logger overflow the stack.
+ */
+export const parseErrorJson = (text: string): unknown => {
+  const value: unknown = JSON.parse(text);
+  return nestedDeeperThan(text, MAX_JSON_DEPTH) ? pruned(value, 0) : value;
+};
+
+// Bounded recursion: it stops at MAX_JSON_DEPTH. fromEntries keeps a `__proto__` key a key.
+function pruned(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_JSON_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((item) => pruned(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, pruned(item, depth + 1)]));
+}
