@@ -6,6 +6,7 @@
 // SDK's own logic reads it right (list walks, waitForOutcome, push status, payout outcome).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { APITimeoutError, InvalidParamsError, RateLimitError, type PaymentsClient } from '../../src/index.js';
+import { fixtures } from '../support/fake-api.js';
 import {
   LIST_DIALECTS,
   listReply,
@@ -131,25 +132,7 @@ describe('payments.create (shown: Payment) in tolerated variants', () => {
 });
 
 describe('payments.initiate (shown: PaymentSession) in tolerated variants', () => {
-  const info = {
-    ref_trx: 'order-1001',
-    description: 'Order 1001',
-    ipn_url: 'https://shop.example.com/ipn',
-    cancel_redirect: 'https://shop.example.com/cancel',
-    success_redirect: 'https://shop.example.com/thanks',
-    customer_name: 'Asha Mussa',
-    customer_email: 'asha@example.com',
-    merchant_id: 42,
-    merchant_name: 'Duka Ltd',
-    amount: 25,
-    currency_code: 'USD',
-    environment: 'sandbox',
-    is_sandbox: true,
-    allow_payment_methods: ['mpesa'],
-    merchant_payment_methods_restricted: false,
-    merchant_payment_method_ids: [1, 2],
-    merchant_payment_method_codes: ['mpesa', 'card'],
-  };
+  const info = fixtures.sessionInfo;
   const php = {
     ...info,
     merchant_id: '12',

@@ -4,6 +4,7 @@
 // the sandbox and webhook items in their own suites.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { APIError, APITimeoutError, InternalServerError, type PaymentsClient } from '../../src/index.js';
+import { fixtures } from '../support/fake-api.js';
 import { listReply, payoutLedger, startOtherServer, type OtherServer, type Reply } from '../support/other-servers.js';
 
 let server: OtherServer;
@@ -22,18 +23,7 @@ afterAll(() => server.close());
 const UUID = '3f2b8c1e-5a6d-4e7f-9a0b-1c2d3e4f5a6b';
 const PHONE = '255712345678';
 const CREATE = { payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001' } as const;
-const verified = {
-  status: 'success',
-  trx_id: 'TRX1',
-  amount: 25,
-  fee: 0.75,
-  currency: 'USD',
-  net_amount: 24.25,
-  customer: { name: 'Asha Mussa', email: 'asha@example.com' },
-  description: 'Order 1001',
-  created_at: '2026-11-22T12:00:00Z',
-  updated_at: '2026-11-22T12:01:00Z',
-};
+const verified = { ...fixtures.verified, trx_id: 'TRX1' };
 
 describe('payouts.create answered 500 {"error":"Payout Ambiguous","message":"network did not confirm"} (or "status":"IN_PROGRESS", "code":"TRANSACTION_AMBIGUOUS") is retried: 3 attempts, 3 transfers against a server that stores only 2xx answers per key', () => {
   const answers: Array<[string, Reply]> = [
