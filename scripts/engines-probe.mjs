@@ -69,7 +69,7 @@ await step('verifyWebhook', async () => {
     type: 'payment.completed',
     api_version: '2026-01-01',
     created_at: new Date().toISOString(),
-    data: {},
+    data: { trx_id: 'TRXENGINES', status: 'completed' },
   };
   const { body, headers } = await testing.signWebhook({ secret, payload });
   const event = await webhooks.verifyWebhook({ payload: body, headers, secret });

@@ -27,7 +27,7 @@ const verified = await client.payments.verify(payment.trx_id);
 const sig = await signRequest({ secret: 'test_s', timestamp: 1, method: 'get', pathWithQuery: '/x' });
 let invalid = false;
 try { await client.payments.create({ payment_amount: 0, currency_code: 'usd', ref_trx: 'x' }); } catch (e) { invalid = e instanceof InvalidParamsError; }
-const { body, headers } = await signWebhook({ secret: 'whsec_1', payload: { id: 'evt_1', type: 'payment.completed', api_version: '2026-01-01', created_at: '2026-11-22T00:00:00+00:00', data: {} } });
+const { body, headers } = await signWebhook({ secret: 'whsec_1', payload: { id: 'evt_1', type: 'payment.completed', api_version: '2026-01-01', created_at: '2026-11-22T00:00:00+00:00', data: { trx_id: 'TRX1' } } });
 const event = await verifyWebhook({ payload: body, headers, secret: 'whsec_1' });
 if (fromRoot !== verifyWebhook) throw new Error('root re-export differs');
 console.log('esm ok', payment.trx_id, verified.status, sig.slice(0, 14), invalid, event.type);
