@@ -91,11 +91,22 @@ export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string,
     : text.trim() === ''
       ? 'an empty body'
       : `a body that is not JSON (content-type ${headers.get('content-type') ?? 'none'})`;
+  throw bodyError(response, context, what, text, errors);
+}
+
+/** The ResponseValidationError for a 2xx body the call cannot use: `what` it was, and whether the server may have acted. */
+export function bodyError(
+  { status, headers }: Response,
+  context: DecodeContext,
+  what: string,
+  body: string,
+  errors?: Record<string, string[]>,
+): ResponseValidationError {
   const acted = context.serverMayHaveActed
     ? ' The server may already have acted on this call: retry with the same idempotencyKey, or look it up, before anything else.'
     : '';
-  throw new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
-    body: text,
+  return new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
+    body,
     status,
     headers,
     errors,

@@ -1,8 +1,7 @@
 // Reading a 2xx body with bounds. A broken or hostile server (a 1 GiB body, a gzip bomb
 // that inflates 1000-fold, JSON nested thousands deep) must end in a typed error, not in
 // gigabytes of memory or a bare RangeError from whatever walks the parsed value.
-import { ResponseValidationError } from '../core/error.js';
-import type { DecodeContext } from './parse.js';
+import { bodyError, type DecodeContext } from './parse.js';
 
 /**
  * Deepest nesting of arrays and objects a JSON response may have. No answer of this API
@@ -74,19 +73,6 @@ async function streamText(body: ReadableStream<Uint8Array>, limit: number, respo
     }
   }
   return decoder.decode(bytes);
-}
-
-function bodyError(response: Response, context: DecodeContext, what: string, body: string): ResponseValidationError {
-  const { status, headers } = response;
-  const acted = context.serverMayHaveActed
-    ? ' The server may already have acted on this call: retry with the same idempotencyKey, or look it up, before anything else.'
-    : '';
-  return new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
-    body,
-    status,
-    headers,
-    serverMayHaveActed: context.serverMayHaveActed,
-  });
 }
 
 /**
