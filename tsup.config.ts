@@ -15,6 +15,7 @@ export default defineConfig([
       index: 'src/index.ts',
       webhooks: 'src/webhooks.ts',
       testing: 'src/testing.ts',
+      fulfillment: 'src/fulfillment.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

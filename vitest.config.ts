@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^business-payments$/, replacement: src('index.ts') },
       { find: /^business-payments\/webhooks$/, replacement: src('webhooks.ts') },
       { find: /^business-payments\/testing$/, replacement: src('testing.ts') },
+      { find: /^business-payments\/fulfillment$/, replacement: src('fulfillment.ts') },
       { find: /^business-payments\/doctor$/, replacement: src('doctor-entry.ts') },
     ],
   },

@@ -1,0 +1,15 @@
+// Entry of `business-payments/fulfillment`: each paid order fulfilled exactly once. It loads
+// in serverless handlers, so it must not import ky or the client (the client is passed in).
+export {
+  createFulfillment,
+  type Fulfillment,
+  type FulfillmentClient,
+  type FulfillmentContext,
+  type FulfillmentOptions,
+  type FulfilledTransaction,
+  type ReconcileOptions,
+  type ReconcileReport,
+  type SettleResult,
+  type WebhookAnswer,
+} from './fulfillment/create.js';
+export { memoryStore, type ClaimResult, type FulfillmentStore, type StoreClaim } from './fulfillment/store.js';

@@ -1,0 +1,291 @@
+// The fulfillment kit: every paid order fulfilled exactly once, whichever path reports the
+// payment first (webhook, return page, reconcile sweep) and however many processes share
+// the store. It loads in serverless handlers, so it imports neither ky nor the client: the
+// merchant's PaymentsClient is passed in.
+import { ConfigurationError } from '../core/base-error.js';
+import type { PaymentRecord, VerifiedTransaction } from '../resources/payments.js';
+import { verifyWebhook } from '../webhooks/verify.js';
+import { WebhookVerificationError } from '../webhooks/errors.js';
+import type { WebhookEvent } from '../webhooks/events.js';
+import type { WebhookHeaders } from '../webhooks/headers.js';
+import type { WebhookPayload } from '../webhooks/verify.js';
+import { memoryStore, type FulfillmentStore } from './store.js';
+
+/** What the kit needs of a `PaymentsClient` (pass the client itself). */
+export interface FulfillmentClient {
+  /** The client's environment: it must be the kit's. */
+  readonly environment: 'sandbox' | 'production';
+  /** `verify` confirms each outcome; `list` is walked by `reconcile`. */
+  readonly payments: {
+    verify(trxId: string): PromiseLike<VerifiedTransaction>;
+    list(params?: { limit?: number }): AsyncIterable<PaymentRecord>;
+  };
+}
+
+/** A verified transaction as the handlers get it: with your order reference when known. */
+export type FulfilledTransaction = VerifiedTransaction & {
+  /** Your `ref_trx`, from the webhook or the `merchantRef` you passed, when known. */
+  merchant_ref?: string | undefined;
+};
+
+/** What a handler gets beside the transaction or event. */
+export interface FulfillmentContext {
+  /**
+   * The claim's own database handle (`postgresStore`: the claim's transaction, so what you
+   * write through it commits with the claim, exactly once); `undefined` for other stores.
+   */
+  db: unknown;
+  /** Which path reported it. */
+  source: 'webhook' | 'verified' | 'reconcile';
+  /** The webhook event, when a delivery reported it. */
+  event?: WebhookEvent | undefined;
+}
+
+type Handler<T> = (value: T, context: FulfillmentContext) => unknown;
+
+/** Options of {@link createFulfillment}. */
+export interface FulfillmentOptions {
+  /** Deliveries for the other environment are refused, and the client must be of this one. */
+  environment: 'sandbox' | 'production';
+  /** The webhook signing secret (an array during rotation). */
+  secret: string | readonly string[];
+  /** The `PaymentsClient` of that environment: it verifies every outcome before a handler runs. */
+  client: FulfillmentClient;
+  /** Where claims and outcomes live. Default `memoryStore()`: one process only. */
+  store?: FulfillmentStore | undefined;
+  /** Runs once per `trx_id`, with the verified transaction, only when its status is `success`. Check the amount and currency against your order here. */
+  onPaid: Handler<FulfilledTransaction>;
+  /** Runs at most once per `trx_id` when verify says `failed`, never after `onPaid`. */
+  onFailed?: Handler<FulfilledTransaction> | undefined;
+  /** Runs once per event id for every other event (subscription.*, invoice.*, newer types). */
+  onEvent?: Handler<WebhookEvent> | undefined;
+  /** How long a claim keeps others out if its holder crashes, ms. Default 300 000 (5 minutes). */
+  lease?: number | undefined;
+  /** Keeps a serverless runtime alive for work after the response (Workers' `ctx.waitUntil`). */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+}
+
+/**
+ * What happened to one report of an outcome:
+ * - `ran`: a handler ran now (or none was needed) and the outcome is recorded;
+ * - `done`: the outcome was recorded before (a duplicate);
+ * - `busy`: another claim is handling it right now;
+ * - `pending`: verify does not say `success` or `failed` yet: nothing ran.
+ */
+export type SettleResult = 'ran' | 'done' | 'busy' | 'pending';
+
+/** A Node-style webhook answer: status and JSON body text. */
+export interface WebhookAnswer {
+  /** HTTP status to send back. */
+  status: number;
+  /** JSON text to send back. */
+  body: string;
+}
+
+/** Options of {@link Fulfillment.reconcile}. */
+export interface ReconcileOptions {
+  /** Payments created at or after this moment (a Date, or ms since the epoch). */
+  since: Date | number;
+  /** Skip payments younger than this, ms (their webhook may still come). Default 600 000 (10 minutes). */
+  olderThan?: number | undefined;
+  /** Stops the walk. */
+  signal?: AbortSignal | undefined;
+  /** Called after each payment looked at. */
+  onProgress?: ((report: ReconcileReport) => void) | undefined;
+}
+
+/** What {@link Fulfillment.reconcile} found. */
+export interface ReconcileReport {
+  /** Payments the list walk yielded. */
+  seen: number;
+  /** In the window (`since` … now − `olderThan`) and without a recorded outcome: verified. */
+  checked: number;
+  /** Settled as paid now (`onPaid` ran). */
+  paid: number;
+  /** Settled as failed now. */
+  failed: number;
+  /** Still pending at the service. */
+  pending: number;
+  /** Handled elsewhere at the same moment (another claim held it). */
+  busy: number;
+  /** Payments whose verify or handler threw: `trx_id` and the message. */
+  errors: Array<{ trx_id: string; message: string }>;
+}
+
+/** What {@link createFulfillment} returns. */
+export interface Fulfillment {
+  /** A Fetch API webhook route: verifies, settles, answers (401 bad signature, 400 not an event, 409 in flight elsewhere, 500 a handler threw). */
+  handleWebhook(request: Request): Promise<Response>;
+  /** The same for Express, node:http and Lambda: the raw body and the headers in, `{ status, body }` out. */
+  handleWebhook(delivery: { payload: WebhookPayload; headers: WebhookHeaders }): Promise<WebhookAnswer>;
+  /** Settles a transaction you verified yourself (return page, `waitForOutcome`). Throws what a handler threw. */
+  handleVerified(transaction: VerifiedTransaction, options?: { merchantRef?: string | undefined }): Promise<SettleResult>;
+  /** Walks every payment created since `since` and settles each one the store has no outcome for. */
+  reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
+}
+
+const DEFAULT_LEASE_MS = 300_000;
+const DEFAULT_OLDER_THAN_MS = 600_000;
+const OUTCOMES: Record<string, string> = { success: 'paid', failed: 'failed' };
+const ANSWERS: Record<SettleResult, number> = { ran: 200, done: 200, busy: 409, pending: 409 };
+
+/**
+ * Creates the fulfillment kit: each paid order fulfilled exactly once.
+ *
+ * @example
+ * ```ts
+ * const fulfillment = createFulfillment({
+ *   environment: 'production',
+ *   secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!,
+ *   client,
+ *   store: postgresStore(pool),
+ *   onPaid: async (tx, { db }) => {
+ *     const order = await findOrder(db, tx.merchant_ref);
+ *     if (tx.amount !== order.amount || tx.currency !== order.currency) throw new Error('amount mismatch');
+ *     await shipOrder(db, order);
+ *   },
+ * });
+ * export const POST = (request: Request) => fulfillment.handleWebhook(request);
+ * ```
+ */
+export function createFulfillment(options: FulfillmentOptions): Fulfillment {
+  const { environment, secret, client, onPaid, onFailed, onEvent } = options;
+  const store = options.store ?? memoryStore();
+  const lease = options.lease ?? DEFAULT_LEASE_MS;
+  if (client?.environment !== environment) {
+    throw new ConfigurationError(
+      `createFulfillment: the client is for ${String(client?.environment)}, the kit for ${environment}: pass the client of that environment.`,
+    );
+  }
+
+  const once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Omit<FulfillmentContext, 'db'>) =>
+    claimAndRun(store, lease, key, outcome, handler, value, context);
+
+  const settle = (
+    tx: VerifiedTransaction,
+    merchantRef: string | undefined,
+    context: Omit<FulfillmentContext, 'db'>,
+  ): Promise<SettleResult> => {
+    const outcome = OUTCOMES[tx.status];
+    if (!outcome) return Promise.resolve('pending');
+    const value: FulfilledTransaction = merchantRef === undefined ? tx : { ...tx, merchant_ref: merchantRef };
+    return once(`payment:${tx.trx_id}`, outcome, outcome === 'paid' ? onPaid : onFailed, value, context);
+  };
+
+  const fromEvent = async (event: WebhookEvent): Promise<SettleResult> => {
+    const data = event.data as { trx_id?: unknown; merchant_ref?: unknown } | null | undefined;
+    if (String(event.type).startsWith('payment.') && typeof data?.trx_id === 'string') {
+      const ref = typeof data.merchant_ref === 'string' ? data.merchant_ref : undefined;
+      // Verified before any handler: the event says what happened, the service confirms it.
+      return settle(await client.payments.verify(data.trx_id), ref, { source: 'webhook', event });
+    }
+    if (!onEvent) return 'ran';
+    // An event without an id cannot be de-duplicated: it runs each time it comes.
+    if (typeof event.id !== 'string') return (await onEvent(event, { source: 'webhook', event, db: undefined }), 'ran');
+    return once(`event:${event.id}`, 'handled', onEvent, event, { source: 'webhook', event });
+  };
+
+  const answer = (payload: WebhookPayload, headers: WebhookHeaders) => answerDelivery({ payload, headers, secret, environment }, fromEvent);
+
+  async function handleWebhook(input: Request | { payload: WebhookPayload; headers: WebhookHeaders }): Promise<Response | WebhookAnswer> {
+    if (typeof (input as Request).clone !== 'function') {
+      const { payload, headers } = input as { payload: WebhookPayload; headers: WebhookHeaders };
+      return answer(payload, headers);
+    }
+    const request = input as Request;
+    const work = answer(await request.arrayBuffer(), request.headers);
+    options.waitUntil?.(work);
+    const { status, body } = await work;
+    return new Response(body, { status, headers: { 'content-type': 'application/json' } });
+  }
+
+  return {
+    handleWebhook: handleWebhook as Fulfillment['handleWebhook'],
+    handleVerified: (transaction, opts) => settle(transaction, opts?.merchantRef, { source: 'verified' }),
+    reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settle(tx, ref, { source: 'reconcile' })),
+  };
+}
+
+// The once-only core: claim the key, run the handler, record the outcome (or release the
+// claim and rethrow, so the next report runs it again).
+async function claimAndRun<T>(
+  store: FulfillmentStore,
+  lease: number,
+  key: string,
+  outcome: string,
+  handler: Handler<T> | undefined,
+  value: T,
+  context: Omit<FulfillmentContext, 'db'>,
+): Promise<SettleResult> {
+  const result = await store.claim(key, lease);
+  if ('done' in result) return 'done';
+  if ('busy' in result) return 'busy';
+  const { claimed } = result;
+  try {
+    await handler?.(value, { ...context, db: claimed.db });
+  } catch (error) {
+    await claimed.release();
+    throw error;
+  }
+  await claimed.complete(outcome);
+  return 'ran';
+}
+
+// A delivery, verified (signature, window, environment) before anything else, then settled.
+async function answerDelivery(
+  delivery: { payload: WebhookPayload; headers: WebhookHeaders; secret: string | readonly string[]; environment: 'sandbox' | 'production' },
+  settle: (event: WebhookEvent) => Promise<SettleResult>,
+): Promise<WebhookAnswer> {
+  let event: WebhookEvent;
+  try {
+    event = await verifyWebhook(delivery);
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    // The spec: a bad signature (or timestamp) gets 401; a body that is not an event 400.
+    const status = /signature|timestamp/.test(error.reason) ? 401 : 400;
+    return { status, body: JSON.stringify({ error: error.reason, message: error.message }) };
+  }
+  try {
+    const result = await settle(event);
+    return { status: ANSWERS[result], body: JSON.stringify({ received: true, result }) };
+  } catch (error) {
+    // A 5xx makes the service deliver again, after the claim was released.
+    return {
+      status: 500,
+      body: JSON.stringify({ error: 'handler_failed', message: error instanceof Error ? error.message : String(error) }),
+    };
+  }
+}
+
+async function reconcile(
+  { since, olderThan = DEFAULT_OLDER_THAN_MS, signal, onProgress }: ReconcileOptions,
+  client: FulfillmentClient,
+  store: FulfillmentStore,
+  settle: (tx: VerifiedTransaction, merchantRef: string | undefined) => Promise<SettleResult>,
+): Promise<ReconcileReport> {
+  const from = +since;
+  const until = Date.now() - olderThan;
+  const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [] };
+  // Any status on the server: a paid payment whose webhook was lost reads `success` there.
+  for await (const payment of client.payments.list({ limit: 100 })) {
+    signal?.throwIfAborted();
+    report.seen++;
+    const created = Date.parse(payment.created_at ?? '');
+    const trxId = payment.trx_id;
+    // A payment without a readable creation time is checked: better a verify than a miss.
+    const inWindow = Number.isNaN(created) || (created >= from && created <= until);
+    if (typeof trxId === 'string' && inWindow && (await store.outcome(`payment:${trxId}`)) === undefined) {
+      report.checked++;
+      try {
+        const tx = await client.payments.verify(trxId);
+        const result = await settle(tx, typeof payment.merchant_ref === 'string' ? payment.merchant_ref : undefined);
+        if (result === 'ran') report[tx.status === 'success' ? 'paid' : 'failed']++;
+        else if (result !== 'done') report[result]++;
+      } catch (error) {
+        report.errors.push({ trx_id: trxId, message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    onProgress?.(report);
+  }
+  return report;
+}
