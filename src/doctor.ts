@@ -16,10 +16,20 @@ import { signWebhook } from './testing/sign-webhook.js';
 
 /** Options of {@link diagnose}: the client's options, plus the webhook endpoint to try. */
 export interface DiagnoseOptions extends ClientOptions {
-  /** Your webhook endpoint: a signed test event is sent to it. */
+  /**
+   * Your webhook endpoint: a signed test `payment.completed` is sent to it (for the test
+   * transaction `TRX_DOCTOR_TEST_…`; in production only with `confirmProduction`).
+   */
   webhookUrl?: string | undefined;
   /** The webhook signing secret your endpoint verifies with. */
   webhookSecret?: string | undefined;
+  /**
+   * Send the test delivery also when the client is for production. Without it, the
+   * `webhook endpoint` check is skipped in production: the test event is a signed
+   * `payment.completed` (for a test transaction the service does not know), and a handler
+   * that does not verify with the service before it fulfils would act on it.
+   */
+  confirmProduction?: boolean | undefined;
   /** Time your endpoint has to answer, in ms. Default 10 000 (the service's delivery timeout). */
   webhookTimeout?: number | undefined;
   /** The local clock in ms (for the clock-skew check). Default `Date.now`. */
@@ -110,7 +120,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const skew = date ? Math.round((now() - Date.parse(date)) / 1000) : undefined;
   checks.push(...signedCallChecks(client.environment, siteInfo.error, skew));
   add(siteInfo.error ? { name: 'wallets', status: 'skip', detail: 'needs accepted credentials' } : await walletsCheck(client));
-  add(await webhookCheck(options));
+  add(await webhookCheck(options, client.environment));
   add(siteInfo.error ? { name: 'contract', status: 'skip', detail: 'needs accepted credentials' } : await contractCheck(client));
   return done(checks);
 }
@@ -203,9 +213,45 @@ async function contractCheck(client: PaymentsClient): Promise<DiagnosisCheck> {
   }
 }
 
-async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
-  const name = 'webhook endpoint';
+const WEBHOOK_CHECK = 'webhook endpoint';
+
+/**
+ * doctor's test delivery: a complete `payment.completed`, every field of the spec's payment
+ * payload, for a test transaction the service does not know (`TRX_DOCTOR_TEST_…`): TZS
+ * 1,000 settled with the service's 3 % fee. docs/cli.md shows it.
+ */
+function testEvent(environment: 'sandbox' | 'production', now: number) {
+  const tag = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+  const tzs = (value: number) => ({ value, currency: 'TZS' });
+  return {
+    id: `evt_doctor_test_${tag}`,
+    type: 'payment.completed',
+    api_version: '2024-06-01', // the date-form version the service's payloads carry
+    created_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+    data: {
+      trx_id: `TRX_DOCTOR_TEST_${tag.toUpperCase()}`,
+      merchant_ref: 'doctor-test',
+      status: 'completed',
+      amount: tzs(1_000),
+      settlement: { gross: tzs(1_000), fees: tzs(30), net: tzs(970) },
+      customer: { name: 'Business Payments doctor (test)', email: 'doctor-test@example.com', phone: '255700000000' },
+      environment,
+    },
+  };
+}
+
+async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | 'production'): Promise<DiagnosisCheck> {
+  const name = WEBHOOK_CHECK;
   if (!options.webhookUrl) return { name, status: 'skip', detail: 'no webhookUrl given' };
+  if (environment === 'production' && !options.confirmProduction)
+    return {
+      name,
+      status: 'skip',
+      detail:
+        'not sent: the client is for production, and the test delivery is a signed payment.completed (of a test transaction ' +
+        'the service does not know) that a handler which fulfils without verifying would act on. ' +
+        'To send it anyway: --yes (CLI) or confirmProduction: true (diagnose).',
+    };
   if (!options.webhookSecret)
     return {
       name,
@@ -214,15 +260,9 @@ async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
       fix: 'Pass the webhook signing secret your endpoint verifies with.',
     };
   const timeout = options.webhookTimeout ?? 10_000;
-  const payload = {
-    id: `evt_doctor_${Math.floor((options.now ?? Date.now)())}`,
-    type: 'payment.completed',
-    api_version: 'v1',
-    created_at: new Date((options.now ?? Date.now)()).toISOString(),
-    data: { trx_id: 'TRXDOCTORTEST', merchant_ref: 'doctor-test', status: 'completed', environment: options.environment ?? 'sandbox' },
-  };
+  const event = testEvent(environment, (options.now ?? Date.now)());
   try {
-    const { body, headers } = await signWebhook({ payload, secret: options.webhookSecret, environment: options.environment ?? 'sandbox' });
+    const { body, headers } = await signWebhook({ payload: event, secret: options.webhookSecret, environment });
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const answer = await fetchImpl(options.webhookUrl, {
       method: 'POST',
@@ -231,18 +271,8 @@ async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
       redirect: 'manual',
       signal: AbortSignal.timeout(timeout),
     });
-    const text = (await answer.text()).slice(0, 200);
-    if (answer.status >= 200 && answer.status < 300)
-      return { name, status: 'pass', detail: `answered ${answer.status} to a signed test event` };
-    return {
-      name,
-      status: 'fail',
-      detail: `answered ${answer.status}${text ? `: ${text}` : ''}`,
-      fix:
-        answer.status === 400 || answer.status === 401
-          ? 'The endpoint refused the signature: check it verifies the raw body with this secret.'
-          : 'Answer 2xx once the event is verified (and stored); do slow work after answering.',
-    };
+    const text = (await answer.text()).slice(0, 4_000);
+    return judgeAnswer(answer, text, event.data.trx_id, environment);
   } catch (error) {
     const timedOut = error instanceof Error && error.name === 'TimeoutError';
     return {
@@ -254,6 +284,37 @@ async function webhookCheck(options: DiagnoseOptions): Promise<DiagnosisCheck> {
         : 'Check the URL is public and reachable from the service.',
     };
   }
+}
+
+/**
+ * What the endpoint's answer to the test delivery says. 2xx passes. A handler that verifies
+ * each payment with the service (as `createFulfillment` does) finds no such transaction:
+ * a 409, or any other answer but 401 that names the test transaction, shows it took the
+ * signed event and looked the payment up, and passes with a note.
+ */
+function judgeAnswer(answer: Response, text: string, trxId: string, environment: string): DiagnosisCheck {
+  const name = WEBHOOK_CHECK;
+  const { status } = answer;
+  const said = text.trim().slice(0, 200);
+  const answered = `answered ${status}${said ? `: ${said}` : ''}`;
+  if (status >= 200 && status < 300) return { name, status: 'pass', detail: `answered ${status} to a signed test payment.completed` };
+  if (status !== 401 && (status === 409 || text.includes(trxId)))
+    return {
+      name,
+      status: 'pass',
+      detail:
+        `${answered}. Reachable and verifying: it took the signed test event and looked up ${trxId}, which the ` +
+        'service does not know (a handler that verifies before it fulfils answers so)',
+    };
+  const fix =
+    status === 400 || status === 401 || status === 403
+      ? `The endpoint refused the signature: check it verifies the raw body with this secret (the ${environment} one).`
+      : status >= 300 && status < 400
+        ? `The service does not follow redirects (this one goes to ${answer.headers.get('location') ?? 'no location'}): use the final URL.`
+        : status === 404
+          ? 'Nothing answers at this path: use the URL of your webhook route.'
+          : 'Answer 2xx once the event is verified (and stored); do slow work after answering.';
+  return { name, status: 'fail', detail: answered, fix };
 }
 
 function reachFix(error: APIConnectionError): string {

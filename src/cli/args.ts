@@ -88,6 +88,46 @@ export function integer(value: string, name: string, min: number, max: number): 
   return Number(value);
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses a duration such as `90s`, `30m`, `24h` or `7d` (or `0`) into ms. */
+export function duration(value: string, name: string): number {
+  if (value === '0') return 0;
+  const match = /^(\d{1,6})(s|m|h|d)$/.exec(value);
+  if (!match) throw new UsageError(`--${name} must be a duration such as 30m, 24h or 7d, got '${value}'`);
+  return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+}
+
+/** The client's configuration as the commands that call the service take it (`doctor`, `reconcile`). */
+export const CLIENT_OPTIONS = {
+  environment: { type: 'string' },
+  'base-url': { type: 'string' },
+  'merchant-key': { type: 'string' },
+  'api-key': { type: 'string' },
+  'api-secret': { type: 'string' },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** The `--help` lines of {@link CLIENT_OPTIONS}. */
+export const CLIENT_OPTIONS_USAGE = `  --environment E     sandbox or production (default: env BUSINESS_PAYMENTS_ENVIRONMENT)
+  --base-url U        the service address (default: env BUSINESS_PAYMENTS_BASE_URL)
+  --merchant-key K    (default: env BUSINESS_PAYMENTS_MERCHANT_KEY)
+  --api-key K         (default: env BUSINESS_PAYMENTS_API_KEY)
+  --api-secret S      (default: env BUSINESS_PAYMENTS_API_SECRET)`;
+
+/** The options of {@link CLIENT_OPTIONS}, each defaulting to its `BUSINESS_PAYMENTS_*` variable. */
+export function clientOptions(
+  values: { environment?: string; 'base-url'?: string; 'merchant-key'?: string; 'api-key'?: string; 'api-secret'?: string },
+  env: Record<string, string | undefined>,
+) {
+  return {
+    environment: environment(values.environment ?? env.BUSINESS_PAYMENTS_ENVIRONMENT) ?? 'sandbox',
+    baseUrl: values['base-url'] ?? env.BUSINESS_PAYMENTS_BASE_URL,
+    merchantKey: values['merchant-key'] ?? env.BUSINESS_PAYMENTS_MERCHANT_KEY,
+    apiKey: values['api-key'] ?? env.BUSINESS_PAYMENTS_API_KEY,
+    apiSecret: values['api-secret'] ?? env.BUSINESS_PAYMENTS_API_SECRET,
+  };
+}
+
 /** Parses `sandbox` / `production`. */
 export function environment(value: string | undefined): 'sandbox' | 'production' | undefined {
   if (value === undefined || value === 'sandbox' || value === 'production') return value;

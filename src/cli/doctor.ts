@@ -1,6 +1,8 @@
 import { diagnose } from '../doctor-entry.js';
 import {
-  environment,
+  CLIENT_OPTIONS,
+  CLIENT_OPTIONS_USAGE,
+  clientOptions,
   EXIT_FAILURE,
   EXIT_OK,
   parseCommandArgs,
@@ -9,6 +11,7 @@ import {
   type CliIo,
   type Command,
 } from './args.js';
+import { webhookSecretFromEnv } from './trigger.js';
 
 const usage = `Usage: business-payments doctor [options]
 
@@ -18,13 +21,14 @@ production approval, wallets, your webhook endpoint, and contract drift. Exits 1
 check fails. Takes the client's configuration: the options below, or the env variables.
 
 Options:
-  --environment E     sandbox or production (default: env BUSINESS_PAYMENTS_ENVIRONMENT)
-  --base-url U        the service address (default: env BUSINESS_PAYMENTS_BASE_URL)
-  --merchant-key K    (default: env BUSINESS_PAYMENTS_MERCHANT_KEY)
-  --api-key K         (default: env BUSINESS_PAYMENTS_API_KEY)
-  --api-secret S      (default: env BUSINESS_PAYMENTS_API_SECRET)
-  --webhook-url U     your webhook endpoint: a signed test event is sent to it
-  --webhook-secret S  the secret it verifies with (default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+${CLIENT_OPTIONS_USAGE}
+  --webhook-url U     your webhook endpoint: a signed test payment.completed is sent to it,
+                      for the test transaction TRX_DOCTOR_TEST_… (docs/cli.md shows it)
+  --webhook-secret S  the secret it verifies with (default: env
+                      BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX or _PRODUCTION, after the
+                      environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+  --yes               send the test delivery also when the environment is production
+                      (without it, that check is skipped there)
   --json              one JSON object: { ok, checks: [{ name, status, detail, fix }] }
   -h, --help          show this help
 `;
@@ -38,26 +42,21 @@ export const doctor: Command = {
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
     const { values } = parseCommandArgs(args, {
-      environment: { type: 'string' },
-      'base-url': { type: 'string' },
-      'merchant-key': { type: 'string' },
-      'api-key': { type: 'string' },
-      'api-secret': { type: 'string' },
+      ...CLIENT_OPTIONS,
       'webhook-url': { type: 'string' },
       'webhook-secret': { type: 'string' },
+      yes: { type: 'boolean' },
       json: { type: 'boolean' },
     });
     if (values.help) return printHelp(io, usage);
     const env = io.env ?? process.env;
-    const webhookSecret = values['webhook-secret'] ?? env.BUSINESS_PAYMENTS_WEBHOOK_SECRET;
+    const client = clientOptions(values, env);
+    const webhookSecret = values['webhook-secret'] ?? webhookSecretFromEnv(env, client.environment);
     const diagnosis = await diagnose({
-      environment: environment(values.environment ?? env.BUSINESS_PAYMENTS_ENVIRONMENT) ?? 'sandbox',
-      baseUrl: values['base-url'] ?? env.BUSINESS_PAYMENTS_BASE_URL,
-      merchantKey: values['merchant-key'] ?? env.BUSINESS_PAYMENTS_MERCHANT_KEY,
-      apiKey: values['api-key'] ?? env.BUSINESS_PAYMENTS_API_KEY,
-      apiSecret: values['api-secret'] ?? env.BUSINESS_PAYMENTS_API_SECRET,
+      ...client,
       webhookUrl: values['webhook-url'],
       webhookSecret: webhookSecret === undefined ? undefined : secretOption(webhookSecret, 'webhook-secret'),
+      confirmProduction: values.yes,
     });
     if (values.json) {
       io.stdout.write(`${JSON.stringify(diagnosis)}\n`);

@@ -1,5 +1,6 @@
 import { EXIT_OK, printFailure, printUsageError, UsageError, type CliIo, type Command } from './args.js';
 import { doctor } from './doctor.js';
+import { reconcile } from './reconcile.js';
 import { sandbox } from './sandbox.js';
 import { sign } from './sign.js';
 import { trigger } from './trigger.js';
@@ -8,11 +9,12 @@ import { VERSION } from '../version.js';
 
 export type { CliIo } from './args.js';
 
-const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor];
+const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor, reconcile];
 
 const usage = `Usage: business-payments <command> [options]
 
-The Business Payments SDK's command line: a local sandbox, request signing and webhook tools.
+The Business Payments SDK's command line: a local sandbox, request signing, webhook tools,
+an integration check and the reconcile sweep.
 
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join('\n')}

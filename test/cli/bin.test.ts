@@ -8,6 +8,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, inject, onTestFinished, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
+import { createMockService } from '../../src/testing.js';
 import { packageCopyReady, runCli } from './support.js';
 
 const pkg = { dir: inject('packageCopy') };
@@ -36,7 +37,52 @@ describe('the built bin', () => {
     expect(new Set(own)).toEqual(
       new Set(['business-payments', 'business-payments/doctor', 'business-payments/testing', 'business-payments/webhooks']),
     );
-    expect(source).not.toMatch(/\bimport\(/);
+    // One dynamic import: the merchant's own module (`reconcile --fulfillment`), never a file of this package.
+    const dynamic = [...source.matchAll(/\bimport\(\s*(?:\/\*[^*]*\*\/\s*)?([^)]*\))/g)].map((m) => m[1]);
+    expect(dynamic).toEqual(['pathToFileURL(path)']);
+  });
+
+  test("reconcile --fulfillment loads the merchant's module, which imports the installed package's entries", async () => {
+    const mock = createMockService({ autoRun: false });
+    const sandbox = await mock.listen({ port: 0 });
+    const dir = mkdtempSync(join(pkg.dir, 'reconcile-'));
+    onTestFinished(async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await sandbox.close();
+      await mock.close();
+    });
+    const config = { environment: 'sandbox' as const, baseUrl: sandbox.url, ...mock.credentials.sandbox };
+    const client = new PaymentsClient(config);
+    const { trx_id } = await client.payments.create({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: 'bin-1',
+      ipn_url: 'http://127.0.0.1:9/',
+    });
+    await mock.completeCheckout(trx_id, 'success');
+    writeFileSync(
+      join(dir, 'fulfillment.mjs'),
+      `import { createFulfillment } from 'business-payments/fulfillment';
+import { PaymentsClient } from 'business-payments';
+export const fulfillment = createFulfillment({
+  environment: 'sandbox', secret: 'unused', client: new PaymentsClient(${JSON.stringify(config)}),
+  onPaid: (tx) => console.error('onPaid', tx.trx_id),
+});
+`,
+    );
+    const child = spawn(
+      process.execPath,
+      [cli, 'reconcile', '--since', '1h', '--older-than', '0', '--fulfillment', 'fulfillment.mjs', '--json'],
+      { cwd: dir },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe(`onPaid ${trx_id}\n`);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ mode: 'fulfillment', seen: 1, checked: 1, paid: 1, errors: [] });
   });
 
   test('./dist/cli.js --help runs through the shebang', () => {

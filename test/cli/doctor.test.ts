@@ -1,10 +1,12 @@
 // `business-payments doctor` and diagnose() against a running sandbox: all ✓ when the
 // integration is right, and one ✗ with its fix for each fault.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { diagnose, type DiagnoseOptions, type Diagnosis } from '../../src/doctor-entry.js';
-import { verifyWebhook } from '../../src/webhooks.js';
+import { createFulfillment } from '../../src/fulfillment.js';
+import { PaymentsClient } from '../../src/index.js';
+import { verifyWebhook, type WebhookEvent } from '../../src/webhooks.js';
 import { createMockService, type MockServer, type MockService } from '../../src/testing.js';
 import { runCli } from './support.js';
 
@@ -12,21 +14,32 @@ let mock: MockService;
 let server: MockServer;
 let endpoint: Server;
 let hookUrl: string;
-/** What the endpoint answers next, and what it received. */
-const hook = { status: 204, received: [] as Array<{ type: string }> };
+/**
+ * What the endpoint answers next (`body` may name the test transaction: `{trx}`), and what
+ * it received. It verifies with either environment's webhook secret.
+ */
+const hook = {
+  status: 204,
+  body: '',
+  headers: {} as Record<string, string>,
+  received: [] as Array<{ event: WebhookEvent; headers: IncomingHttpHeaders }>,
+};
+const reset = () => Object.assign(hook, { status: 204, body: '', headers: {}, received: [] });
+beforeEach(reset);
 
 beforeAll(async () => {
   mock = createMockService({ autoRun: false });
   server = await mock.listen({ port: 0 });
+  const secrets = [mock.credentials.sandbox.webhookSecret, mock.credentials.production.webhookSecret];
   endpoint = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', async () => {
-      const event = await verifyWebhook({ payload: body, headers: req.headers, secret: mock.credentials.webhookSecret }).catch(
-        () => undefined,
-      );
-      if (event) hook.received.push({ type: String(event.type) });
-      res.writeHead(event ? hook.status : 400).end(event ? '' : 'bad signature');
+      const event = await verifyWebhook({ payload: body, headers: req.headers, secret: secrets }).catch(() => undefined);
+      if (!event) return void res.writeHead(400).end('bad signature');
+      hook.received.push({ event, headers: req.headers });
+      const trxId = (event.data as { trx_id?: string }).trx_id ?? '';
+      res.writeHead(hook.status, hook.headers).end(hook.body.replace('{trx}', trxId));
     });
   });
   await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
@@ -50,7 +63,6 @@ const failed = (d: Diagnosis) => d.checks.filter((c) => c.status === 'fail');
 
 describe('diagnose()', () => {
   test('a right integration: every check passes (approval skipped in sandbox)', async () => {
-    hook.status = 204;
     const d = await diagnose(good());
     expect(failed(d)).toEqual([]);
     expect(d.ok).toBe(true);
@@ -64,7 +76,7 @@ describe('diagnose()', () => {
       'webhook endpoint': 'pass',
       contract: 'pass',
     });
-    expect(hook.received.at(-1)).toEqual({ type: 'payment.completed' });
+    expect(hook.received.at(-1)?.event.type).toBe('payment.completed');
   });
 
   // Issue 17: the live service describes what the spec does not show in its own way.
@@ -124,14 +136,10 @@ describe('diagnose()', () => {
 
   test('an endpoint that answers 500: webhook endpoint ✗ with what it answered', async () => {
     hook.status = 500;
-    try {
-      const d = await diagnose(good());
-      expect(failed(d)).toEqual([
-        expect.objectContaining({ name: 'webhook endpoint', detail: 'answered 500', fix: expect.stringContaining('2xx') }),
-      ]);
-    } finally {
-      hook.status = 204;
-    }
+    const d = await diagnose(good());
+    expect(failed(d)).toEqual([
+      expect.objectContaining({ name: 'webhook endpoint', detail: 'answered 500', fix: expect.stringContaining('2xx') }),
+    ]);
   });
 
   test('a wrong webhook secret: the endpoint refuses the signature, and the fix says so', async () => {
@@ -155,6 +163,119 @@ describe('diagnose()', () => {
     expect(failed(d)).toEqual([
       expect.objectContaining({ name: 'service reachable', fix: expect.stringMatching(/Nothing listens at baseUrl/) }),
     ]);
+  });
+});
+
+const webhookCheck = (d: Diagnosis) => d.checks.find((c) => c.name === 'webhook endpoint')!;
+const production = (): DiagnoseOptions => ({
+  ...good(),
+  environment: 'production',
+  ...mock.credentials.production,
+  webhookSecret: mock.credentials.production.webhookSecret,
+});
+
+describe("doctor's test delivery", () => {
+  test('a complete, documented payment.completed for a test transaction: every field of the spec payload', async () => {
+    await diagnose(good());
+    expect(hook.received).toHaveLength(1);
+    const { event, headers } = hook.received[0]!;
+    expect(headers['x-environment']).toBe('sandbox');
+    expect(headers['x-service-event']).toBe('payment.completed');
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_doctor_test_[0-9a-f]{12}$/),
+      type: 'payment.completed',
+      api_version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/),
+      data: {
+        trx_id: expect.stringMatching(/^TRX_DOCTOR_TEST_[0-9A-F]{12}$/),
+        merchant_ref: 'doctor-test',
+        status: 'completed',
+        amount: { value: 1000, currency: 'TZS' },
+        settlement: {
+          gross: { value: 1000, currency: 'TZS' },
+          fees: { value: 30, currency: 'TZS' },
+          net: { value: 970, currency: 'TZS' },
+        },
+        customer: { name: expect.stringContaining('test'), email: 'doctor-test@example.com', phone: '255700000000' },
+        environment: 'sandbox',
+      },
+    });
+  });
+
+  test('a createFulfillment handler: it verifies, finds no such payment, fulfils nothing: ✓ reachable and verifying', async () => {
+    const client = new PaymentsClient({ environment: 'sandbox', baseUrl: server.url, ...mock.credentials.sandbox });
+    const paid: unknown[] = [];
+    const fulfillment = createFulfillment({
+      environment: 'sandbox',
+      secret: mock.credentials.webhookSecret,
+      client,
+      onPaid: (tx) => void paid.push(tx),
+    });
+    const kit = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        const { status, body } = await fulfillment.handleWebhook({ payload: Buffer.concat(chunks), headers: req.headers });
+        res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => kit.listen(0, '127.0.0.1', resolve));
+    try {
+      const d = await diagnose({ ...good(), webhookUrl: `http://127.0.0.1:${(kit.address() as AddressInfo).port}/hooks` });
+      expect(webhookCheck(d)).toEqual({
+        name: 'webhook endpoint',
+        status: 'pass',
+        detail: expect.stringMatching(
+          /^answered \d{3}: .*TRX_DOCTOR_TEST_\w+.*\. Reachable and verifying: .*verifies before it fulfils answers so\)$/,
+        ),
+      });
+      expect(d.ok).toBe(true);
+      expect(paid).toEqual([]);
+    } finally {
+      await new Promise((resolve) => kit.close(resolve));
+    }
+  });
+
+  test.each([
+    [409, '', 'pass'],
+    [404, '{"error":"unknown transaction {trx}"}', 'pass'],
+    [422, 'no order for {trx}', 'pass'],
+    [503, 'payment {trx} not found', 'pass'],
+    [401, 'invalid signature for {trx}', 'fail'],
+    [404, 'Cannot POST /hooks', 'fail'],
+  ] as const)('an answer %i %j: %s', async (status, body, expected) => {
+    Object.assign(hook, { status, body });
+    const check = webhookCheck(await diagnose(good()));
+    expect(check.status).toBe(expected);
+    if (expected === 'pass') expect(check.detail).toContain('Reachable and verifying');
+    if (status === 401) expect(check.fix).toMatch(/refused the signature: .*the sandbox one/);
+    if (expected === 'fail' && status === 404) expect(check.fix).toMatch(/Nothing answers at this path/);
+  });
+
+  test('a redirect: ✗, the service does not follow it', async () => {
+    Object.assign(hook, { status: 308, headers: { location: 'https://shop.example.com/hooks/' } });
+    const check = webhookCheck(await diagnose(good()));
+    expect(check).toMatchObject({
+      status: 'fail',
+      detail: 'answered 308',
+      fix: expect.stringContaining('https://shop.example.com/hooks/'),
+    });
+  });
+
+  test('production: not sent without confirmProduction (– with why and how), sent with it', async () => {
+    const refused = await diagnose(production());
+    expect(webhookCheck(refused)).toEqual({
+      name: 'webhook endpoint',
+      status: 'skip',
+      detail: expect.stringMatching(/^not sent: the client is for production.*--yes \(CLI\) or confirmProduction: true \(diagnose\)\.$/),
+    });
+    expect(hook.received).toEqual([]);
+
+    const sent = await diagnose({ ...production(), confirmProduction: true });
+    expect(webhookCheck(sent).status).toBe('pass');
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.headers['x-environment']).toBe('production');
+    expect(hook.received[0]!.event.data).toMatchObject({ environment: 'production', trx_id: expect.stringMatching(/^TRX_DOCTOR_TEST_/) });
   });
 });
 
@@ -200,6 +321,27 @@ describe('business-payments doctor', () => {
       ok: false,
       checks: expect.arrayContaining([expect.objectContaining({ name: 'credentials', status: 'fail' })]),
     });
+  });
+
+  test('production: the test delivery waits for --yes; the production webhook secret comes from its own variable', async () => {
+    const env = {
+      BUSINESS_PAYMENTS_ENVIRONMENT: 'production',
+      BUSINESS_PAYMENTS_BASE_URL: server.url,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: mock.credentials.production.merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: mock.credentials.production.apiKey,
+      BUSINESS_PAYMENTS_API_SECRET: mock.credentials.production.apiSecret,
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET: mock.credentials.sandbox.webhookSecret,
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET_PRODUCTION: mock.credentials.production.webhookSecret,
+    };
+    const refused = await runCli(['doctor', '--webhook-url', hookUrl], { env });
+    expect(refused.stdout).toMatch(/^– webhook endpoint: not sent: the client is for production.*--yes \(CLI\)/m);
+    expect(hook.received).toEqual([]);
+
+    const sent = await runCli(['doctor', '--webhook-url', hookUrl, '--yes', '--json'], { env });
+    expect(JSON.parse(sent.stdout)).toMatchObject({
+      checks: expect.arrayContaining([expect.objectContaining({ name: 'webhook endpoint', status: 'pass' })]),
+    });
+    expect(hook.received.map((r) => r.headers['x-environment'])).toEqual(['production']);
   });
 });
 
