@@ -1,11 +1,13 @@
 // The Next.js example as a merchant runs it (CI): examples/nextjs with the packed tarball,
 // `next build` with no BUSINESS_PAYMENTS_* variables set, `next start` against the local
-// sandbox, then in headless Chromium the server action (Pay → the sandbox's hosted checkout
-// → paid → the thanks page, and the sandbox's webhook answered 200 by the node route), and
-// `business-payments trigger` deliveries to the node and edge webhook routes.
+// sandbox, then in headless Chromium the server action (Pay → the sandbox's hosted checkout →
+// paid → the return page), where the return page and the sandbox's webhook to the node route
+// race to report the payment and the order is fulfilled exactly once; then
+// `business-payments trigger` deliveries: a duplicate (200, still once) and a bad signature
+// (401) to both routes, and on the edge route a declined payment settled by its webhook.
 //
 //   npm run test:nextjs    (builds and packs first)
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,8 +78,13 @@ server?.stderr.on('data', (d) => (serverLog += d));
 try {
   if (server) {
     await until(async () => (await fetch(`${shop}/`).catch(() => undefined))?.ok === true, 30_000, 'next start');
-    await serverAction();
-    for (const route of ['payments', 'payments-edge']) trigger(route);
+    const { orderId, trxId } = await serverAction();
+    await duplicateAndForgery('payments', {
+      type: 'payment.completed',
+      data: { trx_id: trxId, merchant_ref: orderId },
+      handled: () => fulfilled(orderId),
+    });
+    await edgeRoute();
   }
 } catch (error) {
   report(false, 'run', `${error.message}\n${serverLog.split('\n').slice(-15).join('\n')}`);
@@ -85,10 +92,12 @@ try {
   server?.kill();
   await mock.close();
 }
+if (!lines.every(Boolean)) console.log(`next start's log:\n${serverLog}`);
 console.log(`next.js example: ${lines.every(Boolean) ? 'passed' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 process.exit(lines.length > 0 && lines.every(Boolean) ? 0 : 1);
 
-// Pay through the page's server action in a real browser, then on the sandbox's checkout.
+// Pay through the page's server action in a real browser, then on the sandbox's checkout; the
+// return page and the webhook both report the payment: the order is fulfilled once.
 async function serverAction() {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch(LAUNCH);
@@ -99,44 +108,97 @@ async function serverAction() {
       page.waitForURL((url) => url.href.startsWith(`${sandbox.url}/checkout/`), { timeout: 20_000 }),
       page.getByRole('button', { name: 'Pay 25.00 USD' }).click(),
     ]);
-    report(true, 'server action created a checkout and redirected to it', new URL(page.url()).pathname.split('/').slice(0, 3).join('/'));
+    const trxId = new URL(page.url()).pathname.split('/')[2];
+    report(true, 'server action created the order and its checkout, and redirected to it', `/checkout/${trxId}`);
     await Promise.all([
       page.waitForURL((url) => url.href.startsWith(`${shop}/orders/`), { timeout: 20_000 }),
       page.getByRole('button', { name: /^Pay / }).click(),
     ]);
-    await page.getByText('Thank you').waitFor();
-    await until(() => mock.state.deliveries.length > 0, 10_000, 'the webhook attempt');
-    const delivery = mock.state.deliveries.at(-1);
+    const orderId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor();
+    const shown = (await page.locator('main p').first().textContent()) ?? '';
+    await until(() => fulfilled(orderId) > 0, 10_000, `order ${orderId} fulfilled`);
+    await until(() => deliveriesOf(trxId).length > 0, 10_000, 'the webhook attempt');
+    const statuses = deliveriesOf(trxId).map((d) => d.status);
+    // The webhook answers 200, or 409 while the return page holds the claim (delivered again later).
     report(
-      delivery.status === 200,
-      'paid; the sandbox webhook was answered by the node route',
-      `${delivery.type} → HTTP ${delivery.status}`,
+      fulfilled(orderId) === 1 && statuses.every((s) => s === 200 || s === 409),
+      'paid; return page and webhook raced; the order was fulfilled once',
+      `page: "${shown.trim()}"; webhook → HTTP ${statuses.join(', ')}; fulfilled ${fulfilled(orderId)}×`,
     );
+    return { orderId, trxId };
   } finally {
     await browser.close();
   }
 }
 
-// A signed test delivery from the CLI, as a merchant sends one.
-function trigger(route) {
-  const result = spawnSync(
-    process.execPath,
-    [
-      join(root, 'dist/cli.js'),
-      'trigger',
-      'payment.completed',
-      '--url',
-      `${shop}/api/webhooks/${route}`,
-      '--secret',
-      mock.credentials.webhookSecret,
-    ],
-    { encoding: 'utf8' },
-  );
+// The same payment delivered again (the CLI signs it as the service does): 200, and no
+// second fulfilment; signed with another secret: 401.
+async function duplicateAndForgery(route, { type, data, handled }) {
+  const runtime = route.endsWith('edge') ? 'edge' : 'node';
+  const again = await trigger(route, { type, data });
+  await new Promise((resolve) => setTimeout(resolve, 500));
   report(
-    result.status === 0,
-    `business-payments trigger → /api/webhooks/${route} (${route.endsWith('edge') ? 'edge' : 'node'} runtime)`,
-    (result.stdout + result.stderr).trim().split('\n')[0],
+    again.status === 0 && handled() === 1,
+    `business-payments trigger → /api/webhooks/${route} (${runtime} runtime): the same payment again is 200, handled once`,
+    `${again.first}; handled ${handled()}×`,
   );
+  const forged = await trigger(route, { type, data, secret: 'whsec_not_the_secret' });
+  report(forged.status === 1 && / 401 /.test(forged.first), `… signed with another secret: 401 (${runtime} runtime)`, forged.first);
+}
+
+// The edge route: its isolate shares no memory with the node side (the example's README says
+// so), so it is given a payment of its own: one the customer declines. Its webhook reaches the
+// edge route, which verifies it with the service (the client on the edge runtime) and runs
+// onFailed once.
+async function edgeRoute() {
+  const { PaymentsClient } = await import(join(root, 'dist/index.js'));
+  const client = new PaymentsClient({ environment: 'sandbox', merchantKey, apiKey, apiSecret, baseUrl: sandbox.url });
+  const ref = `edge-check-${Date.now()}`;
+  const payment = await client.payments.create(
+    { payment_amount: 25, currency_code: 'USD', ref_trx: ref, ipn_url: `${shop}/api/webhooks/payments-edge` },
+    { idempotencyKey: ref },
+  );
+  await mock.completeCheckout(payment.trx_id, 'failed');
+  await until(() => deliveriesOf(payment.trx_id).length > 0, 10_000, 'the edge webhook attempt');
+  await until(() => logged(`payment ${payment.trx_id} failed`) > 0, 10_000, 'onFailed on the edge route');
+  const statuses = deliveriesOf(payment.trx_id).map((d) => d.status);
+  report(
+    statuses.join() === '200' && logged(`payment ${payment.trx_id} failed`) === 1,
+    'a declined payment: its webhook → the edge route, verified with the service, onFailed once',
+    `payment.failed → HTTP ${statuses.join(', ')}`,
+  );
+  await duplicateAndForgery('payments-edge', {
+    type: 'payment.failed',
+    data: { trx_id: payment.trx_id, merchant_ref: ref },
+    handled: () => logged(`payment ${payment.trx_id} failed`),
+  });
+}
+
+// A signed test delivery from the CLI, as a merchant sends one.
+async function trigger(route, { type, data, secret = mock.credentials.webhookSecret }) {
+  const url = `${shop}/api/webhooks/${route}`;
+  const args = [join(root, 'dist/cli.js'), 'trigger', type, '--url', url, '--secret', secret, '--data', JSON.stringify(data)];
+  // Not spawnSync: the sandbox answering the route's verify call runs in this process.
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ status: error ? (error.code ?? 1) : 0, first: (stdout + stderr).trim().split('\n')[0] });
+    });
+  });
+}
+
+function deliveriesOf(trxId) {
+  const ids = new Set(mock.state.events.filter((e) => e.payload.data?.trx_id === trxId).map((e) => e.id));
+  return mock.state.deliveries.filter((d) => ids.has(d.eventId));
+}
+
+// How many server log lines say this (the example's orders log each fulfilment).
+function logged(text) {
+  return serverLog.split('\n').filter((line) => line.includes(text)).length;
+}
+
+function fulfilled(orderId) {
+  return logged(`order ${orderId} fulfilled`);
 }
 
 async function until(predicate, ms, what) {

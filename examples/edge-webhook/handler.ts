@@ -1,16 +1,29 @@
-// Fetch-style webhook handler: a Cloudflare Worker (`export default { fetch }`), also
-// deployable as a Vercel function with the same export.
+// Fetch-style webhook handler over the fulfillment kit: a Cloudflare Worker
+// (`export default { fetch }`), also deployable as a Vercel function with the same export.
 //
-// Only web APIs: the verifier uses WebCrypto where node:crypto is not available, and
-// imports the CryptoKey once per secret per isolate. The body is read from the Request as
-// is: nothing here parses it before verification.
+// Only web APIs: the verifier uses WebCrypto where node:crypto is not available (and imports
+// the CryptoKey once per secret per isolate), the client uses fetch. The body is read from the
+// Request as is: nothing here parses it before verification.
 //
-// Cloudflare: set the secret with `wrangler secret put BUSINESS_PAYMENTS_WEBHOOK_SECRET`.
-// Vercel: there is no env or ctx argument; the secret comes from process.env and the work
-// is awaited before answering (or use waitUntil from @vercel/functions).
-import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from 'business-payments/webhooks';
+// Cloudflare: the credentials and the secret are bindings (`wrangler secret put
+// BUSINESS_PAYMENTS_WEBHOOK_SECRET`, and the same for _MERCHANT_KEY, _API_KEY, _API_SECRET;
+// _BASE_URL and _ENVIRONMENT in wrangler.toml [vars]), and ctx.waitUntil keeps the isolate
+// alive until the kit has recorded the outcome. Vercel: there is no env or ctx argument; the
+// variables come from process.env and the work is awaited before answering.
+//
+// Store: isolates come and go, and many run at once, each with its own memory: memoryStore()
+// only sees the deliveries its own isolate got. Give the kit a store every isolate reaches
+// (postgresStore over Neon's serverless driver, or your own FulfillmentStore on D1 or a
+// Durable Object: see docs/fulfillment.md).
+import { PaymentsClient } from 'business-payments';
+import { createFulfillment, memoryStore, type FulfilledTransaction, type FulfillmentStore } from 'business-payments/fulfillment';
 
 export interface Env {
+  BUSINESS_PAYMENTS_ENVIRONMENT?: string;
+  BUSINESS_PAYMENTS_BASE_URL?: string;
+  BUSINESS_PAYMENTS_MERCHANT_KEY?: string;
+  BUSINESS_PAYMENTS_API_KEY?: string;
+  BUSINESS_PAYMENTS_API_SECRET?: string;
   BUSINESS_PAYMENTS_WEBHOOK_SECRET?: string;
   /** The previous secret, set only while rotating. */
   BUSINESS_PAYMENTS_WEBHOOK_SECRET_PREVIOUS?: string;
@@ -21,62 +34,93 @@ export interface ExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-// Ids of events already accepted. USE YOUR DATABASE (D1, a Durable Object, your backend):
-// isolate memory is per instance and short-lived, so this only catches quick repeats.
-const accepted = new Set<string>();
-
-export default {
-  async fetch(request: Request, env?: Env, ctx?: ExecutionContext): Promise<Response> {
-    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-
-    let event: WebhookEvent;
-    try {
-      event = await verifyWebhook(request, secrets(env));
-    } catch (error) {
-      if (error instanceof WebhookVerificationError) {
-        const status = error.reason === 'invalid_signature' ? 401 : 400;
-        return Response.json({ error: error.reason, message: error.message }, { status });
-      }
-      throw error; // ConfigurationError (secret unset or padded): a 500, so the service retries.
-    }
-
-    // Deliveries are at-least-once: the same event id can arrive again. Answer 200, do nothing.
-    // (A payment event always has an id; one of a shape the spec does not show may not.)
-    const id = event.id ?? '';
-    if (id && accepted.has(id)) return Response.json({ received: true, duplicate: true });
-    if (id) accepted.add(id);
-
-    // Answer now; the work continues after the response. The service got its 200 and will
-    // not retry, so a failure here is only logged: keep this work idempotent and small, or
-    // put the event on a durable queue first (Cloudflare Queues: await env.QUEUE.send(event)).
-    const work = handleEvent(event).catch((error: unknown) => {
-      accepted.delete(id); // so a later redelivery of this event is processed
-      console.error(`webhook ${event.id} (${event.type}) failed:`, error);
-    });
-    if (ctx) ctx.waitUntil(work);
-    else await work;
-    return Response.json({ received: true });
-  },
-};
-
-function secrets(env: Env | undefined): string[] {
-  const vars = env?.BUSINESS_PAYMENTS_WEBHOOK_SECRET !== undefined ? env : globalThis.process?.env;
-  const current = vars?.BUSINESS_PAYMENTS_WEBHOOK_SECRET;
-  const previous = vars?.BUSINESS_PAYMENTS_WEBHOOK_SECRET_PREVIOUS;
-  // An empty array makes the verifier throw ConfigurationError ("webhook secret missing").
-  return [current, previous].filter((s): s is string => s !== undefined);
+/** An order as your database holds it (`id` is the payment's `ref_trx`). */
+export interface Order {
+  id: string;
+  amount: number;
+  currency: string;
+  status: 'open' | 'paid' | 'failed';
 }
 
-async function handleEvent(event: WebhookEvent): Promise<void> {
-  switch (event.type) {
-    case 'payment.completed':
-      // Idempotent on merchant_ref and trx_id: a payments.verify call may have fulfilled it already.
-      console.info(`order ${event.data.merchant_ref} paid (${event.data.trx_id})`);
-      break;
-    case 'payment.failed':
-      console.info(`order ${event.data.merchant_ref} payment failed (${event.data.trx_id})`);
-      break;
-    default:
-      console.info(`ignored ${event.type} ${event.id}`);
-  }
+/** What the handler needs of your orders table (D1, Postgres over HTTP…). */
+export interface Orders {
+  find(id: string): Promise<Order | undefined>;
+  /** Marks the order paid and ships it. With postgresStore, write through `db` (the claim's transaction). */
+  fulfil(order: Order, tx: FulfilledTransaction, db: unknown): Promise<void>;
+  markFailed(order: Order, tx: FulfilledTransaction, db: unknown): Promise<void>;
+}
+
+export interface WorkerOptions {
+  orders: Orders;
+  /** Default memoryStore(): this isolate only (see the top of the file). */
+  store?: FulfillmentStore | undefined;
+  /** Default: one built from the BUSINESS_PAYMENTS_* bindings (or process.env) on the first request. */
+  client?: PaymentsClient | undefined;
+}
+
+export function createWorker({ orders, store = memoryStore(), client }: WorkerOptions) {
+  return {
+    async fetch(request: Request, env?: Env, ctx?: ExecutionContext): Promise<Response> {
+      if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+      const vars = variables(env);
+      client ??= clientFrom(vars);
+      // A kit per request (it is a few closures) for this request's waitUntil; the store and
+      // the client are the isolate's.
+      const fulfillment = createFulfillment({
+        environment: client.environment, // deliveries of the other environment are refused
+        secret: secrets(vars),
+        client,
+        store,
+        // Once per payment, with the transaction the service confirmed. A throw: 500, delivered again.
+        onPaid: async (tx, { db }) => {
+          const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+          if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
+          if (tx.amount !== order.amount || tx.currency !== order.currency) {
+            throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
+          }
+          await orders.fulfil(order, tx, db);
+        },
+        onFailed: async (tx, { db }) => {
+          const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+          if (order) await orders.markFailed(order, tx, db);
+        },
+        waitUntil: ctx ? (promise) => ctx.waitUntil(promise) : undefined,
+      });
+      // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered
+      // again). A configuration error (secret unset or padded) throws: a 500, the service retries.
+      return fulfillment.handleWebhook(request);
+    },
+  };
+}
+
+// Your orders table: connect it here. This stand-in knows no order, so every paid delivery is
+// answered 500 ("unknown order") until you do; the tests pass their own.
+const orders: Orders = {
+  find: async () => undefined,
+  fulfil: async () => {},
+  markFailed: async () => {},
+};
+
+export default createWorker({ orders });
+
+// Workers bindings when there are any, else process.env (Vercel, Node).
+function variables(env: Env | undefined): Env {
+  return env?.BUSINESS_PAYMENTS_WEBHOOK_SECRET !== undefined ? env : ((globalThis.process?.env as Env | undefined) ?? env ?? {});
+}
+
+function clientFrom(vars: Env): PaymentsClient {
+  return new PaymentsClient({
+    environment: vars.BUSINESS_PAYMENTS_ENVIRONMENT === 'production' ? 'production' : 'sandbox',
+    baseUrl: vars.BUSINESS_PAYMENTS_BASE_URL,
+    merchantKey: vars.BUSINESS_PAYMENTS_MERCHANT_KEY,
+    apiKey: vars.BUSINESS_PAYMENTS_API_KEY,
+    apiSecret: vars.BUSINESS_PAYMENTS_API_SECRET,
+  });
+}
+
+function secrets(vars: Env): string[] {
+  // An empty array makes the verifier throw ConfigurationError ("webhook secret missing").
+  return [vars.BUSINESS_PAYMENTS_WEBHOOK_SECRET, vars.BUSINESS_PAYMENTS_WEBHOOK_SECRET_PREVIOUS].filter(
+    (s): s is string => s !== undefined,
+  );
 }

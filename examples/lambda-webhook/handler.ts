@@ -1,10 +1,17 @@
-// AWS Lambda webhook handler (API Gateway HTTP API, or a Lambda function URL).
+// AWS Lambda webhook handler (API Gateway HTTP API, or a Lambda function URL) over the
+// fulfillment kit: each paid order is fulfilled exactly once.
 //
-// API Gateway hands the body over as a string, base64-encoded when `isBase64Encoded` is
-// true (binary media types, function URLs): decode it to the exact bytes that were signed
-// before verifying. Never JSON.parse it first. Header names arrive lower-cased, which the
-// verifier accepts.
-import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from 'business-payments/webhooks';
+// Raw body: API Gateway hands the body over as a string, base64-encoded when
+// `isBase64Encoded` is true (binary media types, function URLs): decode it to the exact bytes
+// that were signed before handing it to the kit. Never JSON.parse it first. Header names
+// arrive lower-cased, which the verifier accepts.
+//
+// Store: Lambda runs many instances at once, each with its own memory, so the default
+// memoryStore() sees only the deliveries its own instance got. Deploy with a shared one:
+//   store: postgresStore(pool),   // from 'business-payments/fulfillment/postgres' (RDS, Aurora, Neon)
+//   store: redisStore(redis),     // from 'business-payments/fulfillment/redis' (ElastiCache)
+import { PaymentsClient } from 'business-payments';
+import { createFulfillment, memoryStore, type FulfilledTransaction, type FulfillmentStore } from 'business-payments/fulfillment';
 
 /** The parts of an API Gateway v2 / function URL event used here. */
 export interface LambdaHttpEvent {
@@ -20,35 +27,79 @@ export interface LambdaHttpResult {
   body: string;
 }
 
-// Ids of events already accepted. USE YOUR DATABASE (DynamoDB with a conditional put on the
-// event id): Lambda runs many instances, each with its own memory.
-const accepted = new Set<string>();
-
-/** Events accepted by this instance, for the example's tests (a real app queues them: SQS…). */
-export const received: WebhookEvent[] = [];
-
-const reply = (statusCode: number, body: unknown): LambdaHttpResult => ({
-  statusCode,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
-
-export async function handler(event: LambdaHttpEvent): Promise<LambdaHttpResult> {
-  const raw = event.body ?? '';
-  const payload = event.isBase64Encoded ? Buffer.from(raw, 'base64') : raw;
-  let verified: WebhookEvent;
-  try {
-    verified = await verifyWebhook({ payload, headers: event.headers, secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET! });
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) {
-      return reply(error.reason === 'invalid_signature' ? 401 : 400, { error: error.reason, message: error.message });
-    }
-    throw error; // a configuration error: 500, and the service retries once it is fixed
-  }
-  // (A payment event always has an id; one of a shape the spec does not show may not.)
-  const id = verified.id ?? '';
-  if (id && accepted.has(id)) return reply(200, { received: true, duplicate: true });
-  if (id) accepted.add(id);
-  received.push(verified);
-  return reply(200, { received: true });
+/** An order as your database holds it (`id` is the payment's `ref_trx`). */
+export interface Order {
+  id: string;
+  amount: number;
+  currency: string;
+  status: 'open' | 'paid' | 'failed';
 }
+
+/** What the handler needs of your orders table (DynamoDB, RDS…). */
+export interface Orders {
+  find(id: string): Promise<Order | undefined>;
+  /** Marks the order paid and ships it. With postgresStore, write through `db` (the claim's transaction). */
+  fulfil(order: Order, tx: FulfilledTransaction, db: unknown): Promise<void>;
+  markFailed(order: Order, tx: FulfilledTransaction, db: unknown): Promise<void>;
+}
+
+export interface HandlerOptions {
+  /** Deliveries of the other environment are refused; the client must be of this one. */
+  environment: 'sandbox' | 'production';
+  /** The webhook signing secret; `[newSecret, oldSecret]` while rotating. */
+  secret: string | readonly string[];
+  /** The PaymentsClient of that environment: it confirms every outcome before a handler runs. */
+  client: PaymentsClient;
+  orders: Orders;
+  store?: FulfillmentStore | undefined;
+}
+
+export function createHandler({ environment, secret, client, orders, store }: HandlerOptions) {
+  const fulfillment = createFulfillment({
+    environment,
+    secret,
+    client,
+    store: store ?? memoryStore(), // one instance only: see the top of the file
+    // Once per payment, with the transaction the service confirmed. A throw: 500, delivered again.
+    onPaid: async (tx, { db }) => {
+      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
+      if (tx.amount !== order.amount || tx.currency !== order.currency) {
+        throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
+      }
+      await orders.fulfil(order, tx, db);
+    },
+    onFailed: async (tx, { db }) => {
+      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      if (order) await orders.markFailed(order, tx, db);
+    },
+  });
+
+  return async (event: LambdaHttpEvent): Promise<LambdaHttpResult> => {
+    const raw = event.body ?? '';
+    const payload = event.isBase64Encoded ? Buffer.from(raw, 'base64') : raw;
+    // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered
+    // again). A configuration error (secret unset) throws: Lambda answers 500, the service retries.
+    const { status, body } = await fulfillment.handleWebhook({ payload, headers: event.headers });
+    return { statusCode: status, headers: { 'content-type': 'application/json' }, body };
+  };
+}
+
+// Your orders table: connect it here (DynamoDB, RDS…). This stand-in knows no order, so every
+// paid delivery is answered 500 ("unknown order") until you do; the tests pass their own.
+const orders: Orders = {
+  find: async () => undefined,
+  fulfil: async () => {},
+  markFailed: async () => {},
+};
+
+let deployed: ReturnType<typeof createHandler> | undefined;
+
+/** The function's handler: the kit is made on the first invocation of each instance, from its environment. */
+export const handler = (event: LambdaHttpEvent): Promise<LambdaHttpResult> => {
+  deployed ??= (() => {
+    const client = new PaymentsClient(); // BUSINESS_PAYMENTS_* of this function
+    return createHandler({ environment: client.environment, secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!, client, orders });
+  })();
+  return deployed(event);
+};

@@ -1,26 +1,79 @@
-// Webhook endpoint on plain node:http, no framework.
+// Webhook endpoint on plain node:http, no framework, over the fulfillment kit: each paid
+// order is fulfilled exactly once, however often its webhook is delivered.
 //
-// The signature covers the raw body byte for byte: collect the chunks as Buffers and
-// verify the concatenation. Do not decode each chunk to a string on its own (a UTF-8
-// character split across two chunks would be mangled) and do not JSON.parse first.
+// Raw body: the signature covers the body byte for byte, so collect the chunks as Buffers
+// and hand the concatenation to the kit. Do not decode each chunk to a string on its own (a
+// UTF-8 character split across two chunks would be mangled) and do not JSON.parse first.
 //
-// Run it: npm run build, then
-//   BUSINESS_PAYMENTS_WEBHOOK_SECRET=whsec_... node examples/node-http-webhook/server.ts
+// Run it against the local sandbox: npm run build; start `npx business-payments sandbox` and
+// paste its export lines; then `node examples/node-http-webhook/server.ts`. It creates a demo
+// order, prints its checkout link, and fulfils the order once you pay.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from 'business-payments/webhooks';
+import { PaymentsClient } from 'business-payments';
+import {
+  createFulfillment,
+  memoryStore,
+  type Fulfillment,
+  type FulfilledTransaction,
+  type FulfillmentStore,
+} from 'business-payments/fulfillment';
+
+/** An order as your database holds it (`id` is the payment's `ref_trx`). */
+export interface Order {
+  id: string;
+  amount: number;
+  currency: string;
+  status: 'open' | 'paid' | 'failed';
+}
+
+/** What the handlers need of your orders table. */
+export interface Orders {
+  find(id: string): Promise<Order | undefined>;
+  /** Marks the order paid and ships it. With postgresStore, write through `db` (the claim's transaction). */
+  fulfil(order: Order, tx: FulfilledTransaction, db: unknown): Promise<void>;
+  markFailed(order: Order, tx: FulfilledTransaction, db: unknown): Promise<void>;
+}
 
 export interface WebhookHandlerOptions {
+  /** Deliveries of the other environment are refused; the client must be of this one. */
+  environment: 'sandbox' | 'production';
   /** The webhook signing secret; `[newSecret, oldSecret]` while rotating. */
   secret: string | readonly string[];
-  /** Hands the event to your job queue. If it throws we answer 500 and the service retries. */
-  enqueue: (event: WebhookEvent) => void | Promise<void>;
-  /** Ids of events already accepted. In memory here: USE YOUR DATABASE (a unique key on the event id). */
-  processed?: Set<string>;
+  /** The PaymentsClient of that environment: it confirms every outcome before a handler runs. */
+  client: PaymentsClient;
+  orders: Orders;
+  /** Default memoryStore(): claims in this process only. */
+  store?: FulfillmentStore | undefined;
 }
 
 const PATH = '/webhooks/payments';
 const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createShopFulfillment({ environment, secret, client, orders, store }: WebhookHandlerOptions): Fulfillment {
+  return createFulfillment({
+    environment,
+    secret,
+    client,
+    // One process only. Several processes share their claims through your database:
+    //   store: postgresStore(pool),   // from 'business-payments/fulfillment/postgres'
+    //   store: redisStore(redis),     // from 'business-payments/fulfillment/redis'
+    store: store ?? memoryStore(),
+    // Once per payment, with the transaction the service confirmed. A throw: 500, delivered again.
+    onPaid: async (tx, { db }) => {
+      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
+      if (tx.amount !== order.amount || tx.currency !== order.currency) {
+        throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
+      }
+      await orders.fulfil(order, tx, db);
+    },
+    onFailed: async (tx, { db }) => {
+      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      if (order) await orders.markFailed(order, tx, db);
+    },
+  });
+}
 
 // Collects the body as bytes; undefined when it is larger than MAX_BODY_BYTES (the rest is
 // read and dropped, so the connection stays usable for the 413).
@@ -37,49 +90,31 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 }
 
-export function createWebhookHandler({ secret, enqueue, processed = new Set() }: WebhookHandlerOptions) {
+export function createWebhookHandler(options: WebhookHandlerOptions) {
+  const fulfillment = createShopFulfillment(options);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== PATH) return send(res, 404, { error: 'not_found' });
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== PATH) return send(res, 404, '{"error":"not_found"}');
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return send(res, 405, { error: 'method_not_allowed' });
+      return send(res, 405, '{"error":"method_not_allowed"}');
     }
-
     const payload = await readBody(req);
-    if (payload === undefined) return send(res, 413, { error: 'payload_too_large' });
-
-    let event: WebhookEvent;
-    try {
-      event = await verifyWebhook({ payload, headers: req.headers, secret });
-    } catch (error) {
-      if (error instanceof WebhookVerificationError) {
-        return send(res, error.reason === 'invalid_signature' ? 401 : 400, { error: error.reason, message: error.message });
-      }
-      throw error; // ConfigurationError (bad secret) and the like: 500 below, the service retries later.
-    }
-
-    // Deliveries are at-least-once: the same event id can arrive again. Answer 200, do nothing.
-    // (A payment event always has an id; one of a shape the spec does not show may not.)
-    const id = event.id ?? '';
-    if (id && processed.has(id)) return send(res, 200, { received: true, duplicate: true });
-    if (id) processed.add(id);
-    try {
-      await enqueue(event); // fast: the work happens in your worker, after we answer
-    } catch (error) {
-      processed.delete(id); // not accepted after all: let the retry through
-      throw error;
-    }
-    send(res, 200, { received: true });
+    if (payload === undefined) return send(res, 413, '{"error":"payload_too_large"}');
+    // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered again).
+    const { status, body } = await fulfillment.handleWebhook({ payload, headers: req.headers });
+    send(res, status, body);
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
+      // ConfigurationError (a missing or padded secret) and the like: a 500, the service retries.
       console.error('webhook handler failed:', error);
-      if (!res.headersSent) send(res, 500, { error: 'internal_error' });
+      if (!res.headersSent) send(res, 500, '{"error":"internal_error"}');
       else res.end();
     });
   };
@@ -89,14 +124,38 @@ export function createWebhookServer(options: WebhookHandlerOptions): Server {
   return createServer(createWebhookHandler(options));
 }
 
+/** Orders in memory, for the example. USE YOUR DATABASE. */
+export function memoryOrders(): Orders & { add(order: Order): Order } {
+  const rows = new Map<string, Order>();
+  return {
+    add: (order) => (rows.set(order.id, order), order),
+    find: async (id) => rows.get(id),
+    fulfil: async (order, tx) => {
+      order.status = 'paid';
+      console.log(`order ${order.id} paid (${tx.trx_id}): shipping it`);
+    },
+    markFailed: async (order, tx) => {
+      order.status = 'failed';
+      console.log(`order ${order.id}: payment ${tx.trx_id} failed`);
+    },
+  };
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const secret = process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET;
   if (!secret) throw new Error('Set BUSINESS_PAYMENTS_WEBHOOK_SECRET');
-  const server = createWebhookServer({
-    secret,
-    // Stand-in for your job queue (BullMQ, SQS, a jobs table…).
-    enqueue: (event) => console.log('queued', event.type, event.id),
-  });
+  const client = new PaymentsClient(); // BUSINESS_PAYMENTS_* from the environment
+  const orders = memoryOrders();
+  const server = createWebhookServer({ environment: client.environment, secret, client, orders });
   const port = Number(process.env.PORT ?? 3000);
-  server.listen(port, () => console.log(`POST http://localhost:${port}${PATH}`));
+  server.listen(port, async () => {
+    console.log(`POST http://localhost:${port}${PATH}`);
+    // A demo order to pay; its id is the payment's reference and idempotency key.
+    const order = orders.add({ id: `order-${Date.now()}`, amount: 25, currency: 'USD', status: 'open' });
+    const payment = await client.payments.create(
+      { payment_amount: order.amount, currency_code: order.currency, ref_trx: order.id, ipn_url: `http://localhost:${port}${PATH}` },
+      { idempotencyKey: order.id },
+    );
+    console.log(`pay order ${order.id} at ${payment.checkout_url}`);
+  });
 }

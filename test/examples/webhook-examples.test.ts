@@ -1,81 +1,127 @@
-// Drives the webhook examples for real: the Express and node:http servers on
-// 127.0.0.1 port 0 with real HTTP deliveries, the Next.js route and the fetch-style
-// handler with Fetch Requests, and the fetch-style handler once more bundled and run in an
-// edge runtime (no `process`, so the verifier takes the WebCrypto path). The Lambda handler gets
-// the sandbox's own deliveries through a stand-in for API Gateway (base64 bodies).
-import { randomUUID } from 'node:crypto';
+// Drives the webhook examples for real, each over the fulfillment kit, against the sandbox
+// (createMockService on a real port) with a real PaymentsClient pointed at it: the sandbox
+// settles payments and delivers their webhooks (signed with its sandbox secret) to the
+// Express and node:http servers over real sockets, to the Lambda handler through a stand-in
+// for API Gateway (base64 bodies), to the Worker's fetch and to the Next.js route handlers.
+// For each: a paid order is fulfilled exactly once across duplicate deliveries, a failed one
+// never, a bad signature is 401, the amount check refuses a payment that does not match its
+// order (500, so the service delivers again), and a return page racing the webhook still
+// gives one fulfilment. The Worker runs once more bundled in an edge runtime (no `process`,
+// WebCrypto), verifying with the client over the network.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { EdgeVM } from '@edge-runtime/vm';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import express from 'express';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { signWebhook, type SignedWebhook } from 'business-payments/testing';
-import type { WebhookEvent } from 'business-payments/webhooks';
-import { ConfigurationError } from '../../src/index.js';
-import { createApp } from '../../examples/express-webhook/server.js';
+import { ConfigurationError, PaymentsClient } from '../../src/index.js';
+import { createMockService, type MockService } from '../../src/testing.js';
+import type { FulfilledTransaction } from '../../src/fulfillment.js';
+import { createApp, type Order } from '../../examples/express-webhook/server.js';
 import { createWebhookServer } from '../../examples/node-http-webhook/server.js';
+import { createHandler, handler as deployedLambda, type LambdaHttpEvent } from '../../examples/lambda-webhook/handler.js';
+import edgeWorker, { createWorker, type Env, type ExecutionContext } from '../../examples/edge-webhook/handler.js';
 import * as nextRoute from '../../examples/nextjs/app/api/webhooks/payments/route.js';
-import { queuedEvents } from '../../examples/nextjs/lib/webhook-events.js';
-import edgeWorker, { type ExecutionContext } from '../../examples/edge-webhook/handler.js';
-import { handler as lambdaHandler, received as lambdaReceived, type LambdaHttpEvent } from '../../examples/lambda-webhook/handler.js';
-import { createMockService } from '../../src/testing.js';
-import { PaymentsClient } from '../../src/index.js';
+import * as nextEdgeRoute from '../../examples/nextjs/app/api/webhooks/payments-edge/route.js';
+import { confirmOrder } from '../../examples/nextjs/lib/fulfillment.js';
+import { createOrder, findOrder, savePayment } from '../../examples/nextjs/lib/orders.js';
 
-// The examples import the package by name, as an application would. `business-payments`
-// resolves to its own exports map (dist/, absent until a build), so point the two entry
-// points at the source, here, for this file and every module it loads.
-vi.mock('business-payments/webhooks', () => import('../../src/webhooks.js'));
-vi.mock('business-payments/testing', () => import('../../src/testing.js'));
-
-const SECRET = 'whsec_examples_0123456789';
-const OLD_SECRET = 'whsec_examples_previous';
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-function paymentEvent(overrides: Record<string, unknown> = {}) {
-  return {
-    id: `evt_${randomUUID()}`,
-    type: 'payment.completed',
-    api_version: '2025-01-01',
-    created_at: '2026-11-22T12:00:00+00:00',
-    data: {
-      trx_id: 'TRX123456',
-      merchant_ref: 'order-1001',
-      status: 'completed',
-      amount: { value: 25, currency: 'USD' },
-      settlement: {
-        gross: { value: 25, currency: 'USD' },
-        fees: { value: 0.75, currency: 'USD' },
-        net: { value: 24.25, currency: 'USD' },
-      },
-      // Non-ASCII on purpose: the signature is over UTF-8 bytes.
-      customer: { name: 'Zoë Mwangi ☕', email: 'zoe@example.com', phone: '255712345678' },
-      environment: 'sandbox',
-    },
-    ...overrides,
-  };
-}
-
-const sign = (payload: Record<string, unknown> | string, options: { secret?: string; timestamp?: number; brand?: string } = {}) =>
-  signWebhook({ payload, secret: options.secret ?? SECRET, timestamp: options.timestamp, brand: options.brand });
-
-function tamper(delivery: SignedWebhook): SignedWebhook {
-  const body = delivery.body.replace('"value":25,', '"value":2500,');
-  expect(body).not.toBe(delivery.body);
-  return { ...delivery, body };
-}
-
-// ---------------------------------------------------------------------------------------
-// Express and node:http: real servers, real HTTP.
-
-const servers: Server[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
+type Route = (request: Request) => Promise<Response>;
+
+/** The sandbox on a real port, a client of it, and where its deliveries go (`route`). */
+async function sandbox(options: { timeScale?: number } = {}) {
+  let route: Route = () => Promise.reject(new Error('no route yet'));
+  const mock = createMockService({ ...options, fetch: (input, init) => route(new Request(input, init)) });
+  const server = await mock.listen({ port: 0 });
+  cleanups.push(() => mock.close());
+  const client = new PaymentsClient({ ...mock.credentials.sandbox, environment: 'sandbox', baseUrl: server.url });
+  return {
+    mock,
+    client,
+    baseUrl: server.url,
+    secret: mock.credentials.sandbox.webhookSecret,
+    deliverTo: (to: Route) => void (route = to),
+  };
+}
+type Sandbox = Awaited<ReturnType<typeof sandbox>>;
+
+/** The merchant's orders table as the examples need it, recording every fulfilment. */
+function orderBook() {
+  const rows = new Map<string, Order>();
+  const fulfilled: string[] = [];
+  const failed: string[] = [];
+  let gate: Promise<void> | undefined;
+  const orders = {
+    find: vi.fn(async (id: string) => rows.get(id)),
+    fulfil: async (order: Order, tx: FulfilledTransaction) => {
+      await gate;
+      fulfilled.push(`${order.id} ${tx.trx_id}`);
+      order.status = 'paid';
+    },
+    markFailed: async (order: Order, tx: FulfilledTransaction) => {
+      failed.push(`${order.id} ${tx.trx_id}`);
+      order.status = 'failed';
+    },
+  };
+  let next = 0;
+  return {
+    orders,
+    fulfilled,
+    failed,
+    add: (amount = 25, currency = 'USD') => {
+      const order: Order = { id: `order-${++next}-${Math.random().toString(36).slice(2, 8)}`, amount, currency, status: 'open' };
+      rows.set(order.id, order);
+      return order;
+    },
+    /** Holds every fulfilment until the returned function is called. */
+    hold: () => {
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+  };
+}
+type OrderBook = ReturnType<typeof orderBook>;
+
+/** Creates the order's payment on the sandbox (its webhook to `ipnUrl`) and settles it. */
+async function pay(env: Sandbox, ipnUrl: string, order: Order, outcome: 'success' | 'failed', charged = order.amount) {
+  const payment = await env.client.payments.create(
+    { payment_amount: charged, currency_code: order.currency, ref_trx: order.id, ipn_url: ipnUrl },
+    { idempotencyKey: order.id },
+  );
+  order.trx_id = payment.trx_id;
+  await env.mock.completeCheckout(payment.trx_id, outcome);
+  return payment.trx_id;
+}
+
+const eventOf = (mock: MockService, trxId: string) =>
+  mock.state.events.find((e) => (e.payload.data as { trx_id?: string }).trx_id === trxId)!;
+const statusesOf = (mock: MockService, trxId: string) =>
+  mock.state.deliveries.filter((d) => d.eventId === eventOf(mock, trxId).id).map((d) => d.status);
+
+/** The sandbox's delivery of `trxId`, signed afresh (as its retries are), or altered. */
+async function resign(env: Sandbox, trxId: string, options: { secret?: string; environment?: 'sandbox' | 'production' } = {}) {
+  return signWebhook({ payload: eventOf(env.mock, trxId).body, secret: options.secret ?? env.secret, environment: options.environment });
+}
+
+async function send(route: Route, url: string, delivery: SignedWebhook) {
+  const response = await route(new Request(url, { method: 'POST', body: delivery.body, headers: delivery.headers }));
+  const text = await response.text();
+  return { status: response.status, body: (text.startsWith('{') ? JSON.parse(text) : text) as Record<string, unknown> };
+}
+
 async function listen(server: Server): Promise<string> {
-  servers.push(server);
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -83,158 +129,236 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function post(url: string, delivery: SignedWebhook) {
-  const response = await fetch(url, { method: 'POST', body: delivery.body, headers: delivery.headers });
-  const text = await response.text();
-  return { status: response.status, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : text };
+// API Gateway in front of a Lambda handler: the delivery becomes a Lambda event with a base64
+// body and lower-cased headers, the handler's result the HTTP answer.
+function apiGateway(lambda: (event: LambdaHttpEvent) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>) {
+  return async (request: Request): Promise<Response> => {
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => (headers[name] = value));
+    const body = Buffer.from(await request.arrayBuffer()).toString('base64');
+    const result = await lambda({ body, isBase64Encoded: true, headers });
+    return new Response(result.body, { status: result.statusCode, headers: result.headers });
+  };
 }
 
-interface ServerOptions {
-  secret: string | readonly string[];
-  enqueue: (event: WebhookEvent) => void | Promise<void>;
+function fakeContext() {
+  const pending: Promise<unknown>[] = [];
+  const ctx: ExecutionContext = { waitUntil: (promise) => void pending.push(promise) };
+  return { ctx, pending };
 }
 
-const serverExamples: [name: string, make: (options: ServerOptions) => Server][] = [
-  ['express', (options) => createServer(createApp(options))],
-  ['node:http', (options) => createWebhookServer(options)],
+/** Each example, started for one sandbox and one orders table: where it listens, and how a request reaches it. */
+type Start = (env: Sandbox, book: OrderBook) => Promise<{ url: string; route: Route }>;
+
+const examples: [name: string, start: Start][] = [
+  [
+    'Express',
+    async (env, { orders }) => {
+      const base = await listen(createServer(createApp({ environment: 'sandbox', secret: env.secret, client: env.client, orders })));
+      return { url: `${base}/webhooks/payments`, route: (request) => fetch(request) };
+    },
+  ],
+  [
+    'node:http',
+    async (env, { orders }) => {
+      const base = await listen(createWebhookServer({ environment: 'sandbox', secret: env.secret, client: env.client, orders }));
+      return { url: `${base}/webhooks/payments`, route: (request) => fetch(request) };
+    },
+  ],
+  [
+    'AWS Lambda',
+    async (env, { orders }) => {
+      const lambda = createHandler({ environment: 'sandbox', secret: env.secret, client: env.client, orders });
+      return { url: 'https://abc.lambda-url.eu-west-1.on.aws/', route: apiGateway(lambda) };
+    },
+  ],
+  [
+    'Workers',
+    async (env, { orders }) => {
+      const worker = createWorker({ orders, client: env.client });
+      const bindings: Env = { BUSINESS_PAYMENTS_WEBHOOK_SECRET: env.secret };
+      return { url: 'https://hooks.example.com/', route: (request) => worker.fetch(request, bindings, fakeContext().ctx) };
+    },
+  ],
 ];
 
-describe.each(serverExamples)('%s example', (_name, make) => {
-  async function start(secret: string | readonly string[] = SECRET, enqueue?: ServerOptions['enqueue']) {
-    const queued: WebhookEvent[] = [];
-    const base = await listen(make({ secret, enqueue: enqueue ?? ((event) => void queued.push(event)) }));
-    return { url: `${base}/webhooks/payments`, queued };
+describe.each(examples)('%s example over the fulfillment kit, against the sandbox', (_name, start) => {
+  async function shop(options: { timeScale?: number } = {}) {
+    const env = await sandbox(options);
+    const book = orderBook();
+    const target = await start(env, book);
+    env.deliverTo(target.route);
+    return { env, book, ...target };
   }
 
-  test('the sandbox delivers a settled payment to it over a real socket: 200, queued once', async () => {
-    const mock = createMockService();
-    const server = await mock.listen({ port: 0 });
-    try {
-      const { url, queued } = await start(mock.credentials.webhookSecret);
-      const client = new PaymentsClient({ ...mock.credentials.sandbox, environment: 'sandbox', baseUrl: server.url });
-      const payment = await client.payments.create({
-        payment_amount: 25,
-        currency_code: 'USD',
-        ref_trx: 'example-sandbox-1',
-        ipn_url: url,
-      });
-      await mock.completeCheckout(payment.trx_id, 'success');
-      expect(mock.state.deliveries.map((d) => [d.url, d.status])).toEqual([[url, 200]]);
-      expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ type: 'payment.completed', data: { trx_id: payment.trx_id } });
-    } finally {
-      await mock.close();
-    }
+  test('a paid order is fulfilled once; the same delivery again is 200 and fulfils nothing', async () => {
+    const { env, book, url, route } = await shop();
+    const order = book.add();
+    const trxId = await pay(env, url, order, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(book.fulfilled).toEqual([`${order.id} ${trxId}`]);
+    // At least once: the service may deliver it again (a retry signed later).
+    expect(await send(route, url, await resign(env, trxId))).toEqual({ status: 200, body: { received: true, result: 'done' } });
+    expect(book.fulfilled).toHaveLength(1);
+    expect(book.failed).toEqual([]);
   });
 
-  test('production deliveries are signed with the production secret: an endpoint with only the sandbox one refuses them', async () => {
-    const mock = createMockService();
-    const server = await mock.listen({ port: 0 });
-    try {
-      const sandboxOnly = await start(mock.credentials.sandbox.webhookSecret);
-      const production = await start(mock.credentials.production.webhookSecret);
-      const { webhookSecret: _secret, ...credentials } = mock.credentials.production;
-      const client = new PaymentsClient({ ...credentials, environment: 'production', baseUrl: server.url, maxRetries: 0 });
-      // The merchant's default webhook URL (production ipn_url values must be https).
-      for (const [endpoint, ref] of [
-        [sandboxOnly, 'example-production-1'],
-        [production, 'example-production-2'],
-      ] as const) {
-        mock.state.merchants[0]!.defaultWebhookUrl = endpoint.url;
-        const payment = await client.payments.create({ payment_amount: 25, currency_code: 'USD', ref_trx: ref });
-        await mock.completeCheckout(payment.trx_id, 'success');
-      }
-      expect(mock.state.deliveries.map((d) => [d.url, d.status])).toEqual([
-        [sandboxOnly.url, 401],
-        [production.url, 200],
-      ]);
-      expect(sandboxOnly.queued).toEqual([]);
-      expect(production.queued).toMatchObject([{ type: 'payment.completed', data: { environment: 'production' } }]);
-    } finally {
-      await mock.close();
-    }
+  test('a failed payment is never fulfilled: onFailed marks the order, once', async () => {
+    const { env, book, url, route } = await shop();
+    const order = book.add();
+    const trxId = await pay(env, url, order, 'failed');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect((await send(route, url, await resign(env, trxId))).status).toBe(200);
+    expect(book.failed).toEqual([`${order.id} ${trxId}`]);
+    expect(book.fulfilled).toEqual([]);
+    expect(order.status).toBe('failed');
   });
 
-  test('a valid delivery is answered 200 and queued once, exactly as sent', async () => {
-    const { url, queued } = await start();
-    const event = paymentEvent();
-    const res = await post(url, await sign(event));
-    expect(res).toEqual({ status: 200, body: { received: true } });
-    expect(queued).toEqual([event]);
-  });
-
-  test('a duplicate delivery (same event id) is answered 200 and not queued again', async () => {
-    const { url, queued } = await start();
-    const event = paymentEvent();
-    const delivery = await sign(event);
-    expect((await post(url, delivery)).status).toBe(200);
-    // The same bytes again, then a retry signed later with a new timestamp.
-    expect(await post(url, delivery)).toEqual({ status: 200, body: { received: true, duplicate: true } });
-    expect(await post(url, await sign(event, { timestamp: nowSeconds() + 1 }))).toEqual({
-      status: 200,
-      body: { received: true, duplicate: true },
+  test('a bad signature is 401, a delivery for the other environment 400: nothing is verified or fulfilled', async () => {
+    const { env, book, url, route } = await shop();
+    const order = book.add();
+    const trxId = await pay(env, url, order, 'failed'); // settled, so a forged "completed" would be the only way to fulfil it
+    const forged = await signWebhook({
+      payload: eventOf(env.mock, trxId).body.replace('"payment.failed"', '"payment.completed"'),
+      secret: 'whsec_someone_else',
     });
-    expect(queued.map((e) => e.id)).toEqual([event.id]);
+    const refused = await send(route, url, forged);
+    expect(refused).toMatchObject({ status: 401, body: { error: 'invalid_signature' } });
+    // The environment is pinned: a delivery signed with this secret but for production is refused.
+    const production = await send(route, url, await resign(env, trxId, { environment: 'production' }));
+    expect(production).toMatchObject({ status: 400, body: { error: 'environment_mismatch' } });
+    expect(book.fulfilled).toEqual([]);
   });
 
-  test('a tampered body is refused 401 invalid_signature', async () => {
-    const { url, queued } = await start();
-    const res = await post(url, tamper(await sign(paymentEvent())));
-    expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ error: 'invalid_signature' });
-    expect(queued).toEqual([]);
+  test('the amount check refuses a payment that does not match its order: 500, the service delivers again, never fulfilled', async () => {
+    const { env, book, url } = await shop({ timeScale: 0.0005 }); // retries after 90 ms, 180 ms…
+    const order = book.add(30);
+    const trxId = await pay(env, url, order, 'success', 25);
+    expect(statusesOf(env.mock, trxId)).toEqual([500]);
+    expect(eventOf(env.mock, trxId)).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(Number) });
+    await vi.waitFor(() => expect(statusesOf(env.mock, trxId)).toEqual([500, 500]), { timeout: 2_000 });
+    expect(book.fulfilled).toEqual([]);
+    expect(order.status).toBe('open');
   });
 
-  test('a delivery signed with another secret is refused 401 invalid_signature', async () => {
-    const { url, queued } = await start();
-    const res = await post(url, await sign(paymentEvent(), { secret: 'whsec_someone_else' }));
-    expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ error: 'invalid_signature' });
-    expect(queued).toEqual([]);
+  test('a handler that throws once (database down) is retried by the service and fulfils once', async () => {
+    const { env, book, url } = await shop({ timeScale: 0.0005 });
+    const order = book.add();
+    book.orders.find.mockRejectedValueOnce(new Error('database unavailable'));
+    const trxId = await pay(env, url, order, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([500]);
+    await vi.waitFor(() => expect(statusesOf(env.mock, trxId)).toEqual([500, 200]), { timeout: 2_000 });
+    expect(book.fulfilled).toEqual([`${order.id} ${trxId}`]);
   });
 
-  test('a stale timestamp is refused 400 timestamp_too_old, a future one 400 timestamp_in_future', async () => {
-    const { url, queued } = await start();
-    const stale = await post(url, await sign(paymentEvent(), { timestamp: nowSeconds() - 301 }));
-    expect(stale.status).toBe(400);
-    expect(stale.body).toMatchObject({ error: 'timestamp_too_old' });
-    const future = await post(url, await sign(paymentEvent(), { timestamp: nowSeconds() + 600 }));
-    expect(future.status).toBe(400);
-    expect(future.body).toMatchObject({ error: 'timestamp_in_future' });
-    expect(queued).toEqual([]);
+  test('two deliveries of one payment at once: one fulfils, the other is 409 (in flight), then 200', async () => {
+    const { env, book, url, route } = await shop();
+    const order = book.add();
+    const release = book.hold();
+    const settling = pay(env, url, order, 'success'); // the sandbox's own delivery, held in fulfil
+    await vi.waitFor(() => expect(env.mock.state.events).toHaveLength(1));
+    const trxId = order.trx_id!;
+    await vi.waitFor(() => expect(book.orders.find).toHaveBeenCalled());
+    expect(await send(route, url, await resign(env, trxId))).toEqual({ status: 409, body: { received: true, result: 'busy' } });
+    release();
+    await settling;
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(book.fulfilled).toEqual([`${order.id} ${trxId}`]);
+    expect(await send(route, url, await resign(env, trxId))).toMatchObject({ status: 200, body: { result: 'done' } });
+  });
+});
+
+describe('Express example: the return page', () => {
+  async function shop() {
+    const env = await sandbox();
+    const book = orderBook();
+    const base = await listen(
+      createServer(createApp({ environment: 'sandbox', secret: env.secret, client: env.client, orders: book.orders })),
+    );
+    env.deliverTo((request) => fetch(request));
+    return { env, book, base, url: `${base}/webhooks/payments` };
+  }
+
+  test('the return page and the webhook race: the order is fulfilled once', async () => {
+    const { env, book, base, url } = await shop();
+    for (let i = 0; i < 5; i++) {
+      const order = book.add();
+      const payment = await env.client.payments.create(
+        { payment_amount: 25, currency_code: 'USD', ref_trx: order.id, ipn_url: url },
+        { idempotencyKey: order.id },
+      );
+      order.trx_id = payment.trx_id;
+      // The customer is sent back as the service delivers the webhook: both report the payment.
+      const [, page] = await Promise.all([
+        env.mock.completeCheckout(payment.trx_id, 'success'),
+        fetch(`${base}/orders/${order.id}/return`),
+      ]);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(new RegExp(`^Order ${order.id} (is paid|is being confirmed)`));
+      expect([[200], [409]]).toContainEqual(statusesOf(env.mock, payment.trx_id));
+    }
+    expect(book.fulfilled).toHaveLength(5);
+    expect(new Set(book.fulfilled).size).toBe(5);
   });
 
-  test('a delivery without the signature header is refused 400 missing_header', async () => {
-    const { url } = await start();
-    const delivery = await sign(paymentEvent());
-    const { 'X-Service-Signature': _dropped, ...headers } = delivery.headers;
-    const res = await post(url, { ...delivery, headers });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'missing_header' });
+  test('while the webhook holds the payment the page says "being confirmed"; after it, "paid"; fulfilled once', async () => {
+    const { env, book, base, url } = await shop();
+    const order = book.add();
+    const release = book.hold();
+    const settling = pay(env, url, order, 'success');
+    await vi.waitFor(() => expect(book.orders.find).toHaveBeenCalled());
+    expect(await (await fetch(`${base}/orders/${order.id}/return`)).text()).toBe(`Order ${order.id} is being confirmed.`);
+    release();
+    await settling;
+    expect(await (await fetch(`${base}/orders/${order.id}/return`)).text()).toBe(`Order ${order.id} is paid: thank you!`);
+    expect(book.fulfilled).toHaveLength(1);
   });
 
-  test('another brand in the header names, and a charset in Content-Type, are accepted', async () => {
-    const { url, queued } = await start();
-    const delivery = await sign(paymentEvent(), { brand: 'Acme' });
-    expect(Object.keys(delivery.headers)).toContain('X-Acme-Signature');
-    delivery.headers['Content-Type'] = 'application/json; charset=utf-8';
-    expect((await post(url, delivery)).status).toBe(200);
-    expect(queued).toHaveLength(1);
+  test('the return page alone settles a payment whose webhook never came; an unknown order is 404', async () => {
+    const { env, book, base } = await shop();
+    const order = book.add();
+    await pay(env, 'http://127.0.0.1:9/unreachable', order, 'success'); // the delivery fails: ECONNREFUSED
+    expect(await (await fetch(`${base}/orders/${order.id}/return`)).text()).toBe(`Order ${order.id} is paid: thank you!`);
+    expect(book.fulfilled).toHaveLength(1);
+    expect((await fetch(`${base}/orders/nope/return`)).status).toBe(404);
   });
 
-  test('during rotation a delivery signed with the old secret is accepted', async () => {
-    const { url, queued } = await start([SECRET, OLD_SECRET]);
-    expect((await post(url, await sign(paymentEvent(), { secret: OLD_SECRET }))).status).toBe(200);
-    expect((await post(url, await sign(paymentEvent(), { secret: SECRET }))).status).toBe(200);
-    expect(queued).toHaveLength(2);
+  test('a global express.json() in front of the webhook route breaks verification (invalid_payload)', async () => {
+    const env = await sandbox();
+    const book = orderBook();
+    const app = express();
+    app.use(express.json()); // the mistake: parses the body before the webhook route sees it
+    app.use(createApp({ environment: 'sandbox', secret: env.secret, client: env.client, orders: book.orders }));
+    const base = await listen(createServer(app));
+    env.deliverTo((request) => fetch(request));
+    const order = book.add();
+    const trxId = await pay(env, `${base}/webhooks/payments`, order, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([400]);
+    const res = await send((request) => fetch(request), `${base}/webhooks/payments`, await resign(env, trxId));
+    expect(res).toMatchObject({ status: 400, body: { error: 'invalid_payload' } });
+    expect(res.body.message).toMatch(/parsed object.*express\.raw/s);
+    expect(book.fulfilled).toEqual([]);
   });
+});
+
+describe('node:http example: the raw body, routing and limits', () => {
+  async function start() {
+    const env = await sandbox();
+    const book = orderBook();
+    const base = await listen(createWebhookServer({ environment: 'sandbox', secret: env.secret, client: env.client, orders: book.orders }));
+    env.deliverTo((request) => fetch(request));
+    return { env, book, base, url: `${base}/webhooks/payments` };
+  }
 
   test('a body arriving in chunks that split a UTF-8 character verifies (raw bytes, not strings)', async () => {
-    const { url, queued } = await start();
-    const event = paymentEvent();
-    const delivery = await sign(event);
+    const { env, book, url } = await start();
+    const order = book.add();
+    const trxId = await pay(env, url, order, 'failed');
+    // The sandbox's body with a non-ASCII field, split inside the 3-byte ☕.
+    const payload = eventOf(env.mock, trxId).body.replace('"data":{', '"note":"Zoë ☕","data":{');
+    const delivery = await signWebhook({ payload, secret: env.secret });
     const bytes = Buffer.from(delivery.body, 'utf8');
-    const split = bytes.indexOf(Buffer.from('☕', 'utf8')) + 1; // inside the 3-byte character
+    const split = bytes.indexOf(Buffer.from('☕', 'utf8')) + 1;
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(url, { method: 'POST', headers: { ...delivery.headers, 'Transfer-Encoding': 'chunked' } }, (res) => {
         res.resume();
@@ -245,224 +369,135 @@ describe.each(serverExamples)('%s example', (_name, make) => {
       setTimeout(() => req.end(bytes.subarray(split)), 20);
     });
     expect(status).toBe(200);
-    expect(queued).toEqual([event]);
   });
 
-  test('when queueing fails the answer is 500 and the retry is accepted, not taken for a duplicate', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    let failures = 1;
-    const queued: WebhookEvent[] = [];
-    const { url } = await start(SECRET, (event) => {
-      if (failures-- > 0) throw new Error('queue unavailable');
-      queued.push(event);
-    });
-    const event = paymentEvent();
-    expect((await post(url, await sign(event))).status).toBe(500);
-    expect(await post(url, await sign(event))).toEqual({ status: 200, body: { received: true } });
-    expect(queued.map((e) => e.id)).toEqual([event.id]);
-  });
-
-  test('a secret with a trailing newline is a configuration error: 500, nothing queued', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    const { url, queued } = await start(`${SECRET}\n`);
-    const res = await post(url, await sign(paymentEvent()));
-    expect(res.status).toBe(500);
-    expect(queued).toEqual([]);
-  });
-});
-
-describe('express example: the raw-body pitfall', () => {
-  test('a global express.json() in front of the webhook route breaks verification (invalid_payload)', async () => {
-    const queued: WebhookEvent[] = [];
-    const app = express();
-    app.use(express.json()); // the mistake: parses the body before the webhook route sees it
-    app.use(createApp({ secret: SECRET, enqueue: (event) => void queued.push(event) }));
-    const base = await listen(createServer(app));
-    const res = await post(`${base}/webhooks/payments`, await sign(paymentEvent()));
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'invalid_payload' });
-    expect((res.body as { message: string }).message).toMatch(/parsed object.*express\.raw/s);
-    expect(queued).toEqual([]);
-  });
-});
-
-describe('node:http example: routing and limits', () => {
   test('other paths are 404, other methods 405, bodies over 1 MiB 413', async () => {
-    const base = await listen(createWebhookServer({ secret: SECRET, enqueue: () => {} }));
+    const { base, env } = await start();
     expect((await fetch(`${base}/elsewhere`, { method: 'POST', body: '{}' })).status).toBe(404);
     const get = await fetch(`${base}/webhooks/payments`);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    const huge = await sign(paymentEvent({ padding: 'x'.repeat(1024 * 1024) }));
-    expect((await post(`${base}/webhooks/payments`, huge)).status).toBe(413);
-  });
-});
-
-// ---------------------------------------------------------------------------------------
-// Next.js App Router route handler: called directly with Fetch Requests.
-
-const request = (delivery: SignedWebhook, url = 'https://shop.example.com/api/webhooks/payments') =>
-  new Request(url, { method: 'POST', body: delivery.body, headers: delivery.headers });
-
-async function answer(response: Response) {
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-describe('Next.js route handler example', () => {
-  const queuedIds = () => queuedEvents.map((e) => e.id);
-
-  test('exports only what a route file may: POST and runtime', () => {
-    expect(Object.keys(nextRoute).sort()).toEqual(['POST', 'runtime']);
-    expect(nextRoute.runtime).toBe('nodejs');
-  });
-
-  test('valid → 200 and queued; the same event again → 200, queued once', async () => {
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', SECRET);
-    const event = paymentEvent();
-    expect(await answer(await nextRoute.POST(request(await sign(event))))).toEqual({ status: 200, body: { received: true } });
-    expect(await answer(await nextRoute.POST(request(await sign(event))))).toEqual({
-      status: 200,
-      body: { received: true, duplicate: true },
+    const huge = await signWebhook({
+      payload: { id: 'evt_1', type: 'payment.completed', padding: 'x'.repeat(1024 * 1024) },
+      secret: env.secret,
     });
-    expect(queuedIds().filter((id) => id === event.id)).toEqual([event.id]);
-    expect(queuedEvents.find((e) => e.id === event.id)).toEqual(event);
+    expect((await send((request) => fetch(request), `${base}/webhooks/payments`, huge)).status).toBe(413);
   });
 
-  test('tampered → 401 invalid_signature; stale → 400 timestamp_too_old; nothing queued', async () => {
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', SECRET);
-    const before = queuedEvents.length;
-    const tampered = await answer(await nextRoute.POST(request(tamper(await sign(paymentEvent())))));
-    expect(tampered).toMatchObject({ status: 401, body: { error: 'invalid_signature' } });
-    const stale = await answer(await nextRoute.POST(request(await sign(paymentEvent(), { timestamp: nowSeconds() - 301 }))));
-    expect(stale).toMatchObject({ status: 400, body: { error: 'timestamp_too_old' } });
-    expect(queuedEvents.length).toBe(before);
-  });
-
-  test('a body that is not an event is 400 invalid_payload even with a valid signature', async () => {
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', SECRET);
-    const res = await answer(
-      await nextRoute.POST(request(await signWebhook({ payload: '[1,2]', secret: SECRET, type: 'payment.completed' }))),
+  test('a secret with a trailing newline is a configuration error: 500, nothing fulfilled', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const env = await sandbox();
+    const book = orderBook();
+    const base = await listen(
+      createWebhookServer({ environment: 'sandbox', secret: `${env.secret}\n`, client: env.client, orders: book.orders }),
     );
-    expect(res).toMatchObject({ status: 400, body: { error: 'invalid_payload' } });
-  });
-
-  test('an unset or whitespace-padded secret throws ConfigurationError (Next answers 500, the service retries)', async () => {
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', undefined);
-    await expect(nextRoute.POST(request(await sign(paymentEvent())))).rejects.toBeInstanceOf(ConfigurationError);
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', `${SECRET}\n`);
-    await expect(nextRoute.POST(request(await sign(paymentEvent())))).rejects.toThrow(/whitespace/);
+    env.deliverTo((request) => fetch(request));
+    const trxId = await pay(env, `${base}/webhooks/payments`, book.add(), 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([500]);
+    expect(book.fulfilled).toEqual([]);
   });
 });
 
-// ---------------------------------------------------------------------------------------
-// Fetch-style handler (Cloudflare Workers, Vercel).
-
-function fakeContext() {
-  const pending: Promise<unknown>[] = [];
-  const ctx: ExecutionContext = { waitUntil: (promise) => void pending.push(promise) };
-  return { ctx, pending, settle: () => Promise.all(pending) };
-}
-
-describe('AWS Lambda handler example, delivered to by the sandbox', () => {
-  // API Gateway in front of the handler: the sandbox's delivery becomes a Lambda event with a
-  // base64 body and lower-cased headers, the handler's result becomes the HTTP answer.
-  async function viaApiGateway(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
-    const event: LambdaHttpEvent = { body: Buffer.from(String(init?.body ?? '')).toString('base64'), isBase64Encoded: true, headers };
-    const result = await lambdaHandler(event);
-    return new Response(result.body, { status: result.statusCode, headers: result.headers });
-  }
-
-  test('a payment settled in the sandbox reaches the handler base64-encoded, verified once; a tampered one is refused', async () => {
-    const mock = createMockService({ fetch: viaApiGateway as typeof fetch });
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', mock.credentials.webhookSecret);
-    const client = new PaymentsClient({
-      ...mock.credentials.sandbox,
+describe('AWS Lambda example: base64 bodies and the deployed handler', () => {
+  test('a body left base64-encoded gets the hint; rotation accepts the old secret', async () => {
+    const env = await sandbox();
+    const book = orderBook();
+    const lambda = createHandler({
       environment: 'sandbox',
-      baseUrl: 'https://sandbox.business-payments.test',
-      fetch: (input, init) => mock.handle(new Request(input, init)),
+      secret: ['whsec_new_0123456789', env.secret],
+      client: env.client,
+      orders: book.orders,
     });
-    const payment = await client.payments.create({
-      payment_amount: 25,
-      currency_code: 'USD',
-      ref_trx: 'lambda-1',
-      ipn_url: 'https://abc.lambda-url.eu-west-1.on.aws/',
-    });
-    await mock.completeCheckout(payment.trx_id, 'success');
-    expect(mock.state.deliveries.map((d) => d.status)).toEqual([200]);
-    const event = lambdaReceived.at(-1)!;
-    expect(event).toMatchObject({ type: 'payment.completed', data: { trx_id: payment.trx_id } });
-
-    // The same delivery again is a duplicate; a changed body is 401; the undecoded body gets the hint.
-    const delivered = mock.state.events.at(-1)!;
-    const headers: Record<string, string> = {};
-    const signed = await signWebhook({ payload: delivered.body, secret: mock.credentials.webhookSecret });
-    for (const [name, value] of Object.entries(signed.headers)) headers[name.toLowerCase()] = value;
-    const again = await lambdaHandler({ body: Buffer.from(delivered.body).toString('base64'), isBase64Encoded: true, headers });
-    expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: true });
-    const changed = await lambdaHandler({ body: delivered.body.replace('"lambda-1"', '"lambda-2"'), headers });
-    expect(changed.statusCode).toBe(401);
-    const undecoded = await lambdaHandler({ body: Buffer.from(delivered.body).toString('base64'), isBase64Encoded: false, headers });
+    env.deliverTo(apiGateway(lambda)); // signed with the sandbox secret, the "old" one here
+    const order = book.add();
+    const trxId = await pay(env, 'https://abc.lambda-url.eu-west-1.on.aws/', order, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(book.fulfilled).toHaveLength(1);
+    const delivery = await resign(env, trxId);
+    const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
+    const undecoded = await lambda({ body: Buffer.from(delivery.body).toString('base64'), isBase64Encoded: false, headers });
+    expect(undecoded.statusCode).toBe(401);
     expect(JSON.parse(undecoded.body).message).toContain('looks base64-encoded: decode it first');
-    await mock.close();
+  });
+
+  test('the exported handler builds its client and kit from the environment; its stand-in orders table knows no order (500)', async () => {
+    const env = await sandbox();
+    const { webhookSecret: _secret, ...credentials } = env.mock.credentials.sandbox;
+    vi.stubEnv('BUSINESS_PAYMENTS_ENVIRONMENT', 'sandbox');
+    vi.stubEnv('BUSINESS_PAYMENTS_BASE_URL', env.baseUrl);
+    vi.stubEnv('BUSINESS_PAYMENTS_MERCHANT_KEY', credentials.merchantKey);
+    vi.stubEnv('BUSINESS_PAYMENTS_API_KEY', credentials.apiKey);
+    vi.stubEnv('BUSINESS_PAYMENTS_API_SECRET', credentials.apiSecret);
+    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', env.secret);
+    env.deliverTo(apiGateway(deployedLambda));
+    const order = orderBook().add();
+    const trxId = await pay(env, 'https://abc.lambda-url.eu-west-1.on.aws/', order, 'success');
+    // Verified with the sandbox, then refused: its stand-in orders table knows no order.
+    expect(statusesOf(env.mock, trxId)).toEqual([500]);
+    const forged = await signWebhook({ payload: eventOf(env.mock, trxId).body, secret: 'whsec_someone_else' });
+    expect((await send(apiGateway(deployedLambda), 'https://abc.lambda-url.eu-west-1.on.aws/', forged)).status).toBe(401);
   });
 });
 
-describe('fetch-style edge handler example', () => {
-  const env = { BUSINESS_PAYMENTS_WEBHOOK_SECRET: SECRET };
-
-  test('valid → 200 at once, work in waitUntil; a duplicate → 200 and no more work', async () => {
-    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
-    const { ctx, pending, settle } = fakeContext();
-    const event = paymentEvent();
-    expect(await answer(await edgeWorker.fetch(request(await sign(event)), env, ctx))).toEqual({ status: 200, body: { received: true } });
-    expect(pending).toHaveLength(1);
-    await settle();
-    expect(info).toHaveBeenCalledWith('order order-1001 paid (TRX123456)');
-    expect(await answer(await edgeWorker.fetch(request(await sign(event)), env, ctx))).toEqual({
-      status: 200,
-      body: { received: true, duplicate: true },
-    });
-    expect(pending).toHaveLength(1);
-    expect(info).toHaveBeenCalledTimes(1);
-  });
-
-  test('tampered → 401, stale → 400, GET → 405; no work scheduled', async () => {
+describe('Workers example: waitUntil, bindings, rotation', () => {
+  test('the kit hands its work to ctx.waitUntil; GET is 405', async () => {
+    const env = await sandbox();
+    const book = orderBook();
+    const worker = createWorker({ orders: book.orders, client: env.client });
     const { ctx, pending } = fakeContext();
-    expect(await answer(await edgeWorker.fetch(request(tamper(await sign(paymentEvent()))), env, ctx))).toMatchObject({
-      status: 401,
-      body: { error: 'invalid_signature' },
-    });
-    const stale = await edgeWorker.fetch(request(await sign(paymentEvent(), { timestamp: nowSeconds() - 3600 })), env, ctx);
-    expect(await answer(stale)).toMatchObject({ status: 400, body: { error: 'timestamp_too_old' } });
-    const get = await edgeWorker.fetch(new Request('https://hooks.example.com/'), env, ctx);
-    expect(get.status).toBe(405);
-    expect(pending).toHaveLength(0);
+    env.deliverTo((request) => worker.fetch(request, { BUSINESS_PAYMENTS_WEBHOOK_SECRET: env.secret }, ctx));
+    const trxId = await pay(env, 'https://hooks.example.com/', book.add(), 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(pending).toHaveLength(1);
+    await Promise.all(pending);
+    expect(book.fulfilled).toHaveLength(1);
+    expect((await worker.fetch(new Request('https://hooks.example.com/'), {}, ctx)).status).toBe(405);
   });
 
-  test('the previous secret is accepted while rotating', async () => {
-    vi.spyOn(console, 'info').mockImplementation(() => {});
-    const { ctx } = fakeContext();
-    const rotating = { BUSINESS_PAYMENTS_WEBHOOK_SECRET: SECRET, BUSINESS_PAYMENTS_WEBHOOK_SECRET_PREVIOUS: OLD_SECRET };
-    const res = await edgeWorker.fetch(request(await sign(paymentEvent(), { secret: OLD_SECRET })), rotating, ctx);
-    expect(res.status).toBe(200);
-  });
-
-  test('without env and ctx (Vercel) the secret comes from process.env and the work is done before answering', async () => {
-    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
-    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', SECRET);
-    const res = await edgeWorker.fetch(request(await sign(paymentEvent({ type: 'payment.failed' }))));
-    expect(res.status).toBe(200);
-    expect(info).toHaveBeenCalledWith('order order-1001 payment failed (TRX123456)');
+  test('the previous secret is accepted while rotating; without env and ctx (Vercel) process.env is read', async () => {
+    const env = await sandbox();
+    const book = orderBook();
+    const worker = createWorker({ orders: book.orders, client: env.client });
+    const rotating: Env = {
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET: 'whsec_new_0123456789',
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET_PREVIOUS: env.secret,
+    };
+    env.deliverTo((request) => worker.fetch(request, rotating, fakeContext().ctx));
+    const trxId = await pay(env, 'https://hooks.example.com/', book.add(), 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', env.secret);
+    const again = await send((request) => worker.fetch(request), 'https://hooks.example.com/', await resign(env, trxId));
+    expect(again).toMatchObject({ status: 200, body: { result: 'done' } });
+    expect(book.fulfilled).toHaveLength(1);
   });
 
   test('an unset secret throws ConfigurationError (a 500: the service retries)', async () => {
+    const env = await sandbox();
     vi.stubEnv('BUSINESS_PAYMENTS_WEBHOOK_SECRET', undefined);
-    await expect(edgeWorker.fetch(request(await sign(paymentEvent())), {}, fakeContext().ctx)).rejects.toBeInstanceOf(ConfigurationError);
+    const worker = createWorker({ orders: orderBook().orders, client: env.client });
+    const delivery = await signWebhook({
+      payload: { id: 'evt_1', type: 'payment.completed', data: { trx_id: 'TRX1' } },
+      secret: env.secret,
+    });
+    await expect(
+      send((request) => worker.fetch(request, {}, fakeContext().ctx), 'https://hooks.example.com/', delivery),
+    ).rejects.toBeInstanceOf(ConfigurationError);
+    // The default export too (its client is built from the same variables).
+    await expect(send((request) => edgeWorker.fetch(request, {}), 'https://hooks.example.com/', delivery)).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
   });
 
-  test('bundled and run in an edge runtime (no process, WebCrypto): valid → 200, duplicate → 200, tampered → 401', async () => {
+  test('bundled and run in an edge runtime (no process, WebCrypto, the client over the network): fulfilled once, forged 401', async () => {
+    const env = await sandbox();
+    const src = (file: string) => fileURLToPath(new URL(`../../src/${file}`, import.meta.url));
+    const entries: Plugin = {
+      name: 'package-entries',
+      setup(b) {
+        b.onResolve({ filter: /^business-payments$/ }, () => ({ path: src('index.ts') }));
+        b.onResolve({ filter: /^business-payments\/fulfillment$/ }, () => ({ path: src('fulfillment.ts') }));
+      },
+    };
     const bundle = await build({
       entryPoints: [fileURLToPath(new URL('../../examples/edge-webhook/handler.ts', import.meta.url))],
       bundle: true,
@@ -472,33 +507,195 @@ describe('fetch-style edge handler example', () => {
       platform: 'browser',
       target: 'es2022',
       logLevel: 'silent',
-      // The package names resolve through tsconfig.json's `paths` to src/.
+      plugins: [entries],
     });
     const vm = new EdgeVM();
-    const logs: string[] = [];
-    vm.context.console.info = (...args: unknown[]) => void logs.push(args.join(' '));
     vm.evaluate(bundle.outputFiles[0]!.text);
     expect(vm.evaluate('typeof process')).toBe('undefined');
-    const worker = vm.evaluate('__webhookWorker.default') as typeof edgeWorker;
-    // A Request of the edge runtime's own (its class is what the bundled verifier checks against).
-    const edgeRequest = (delivery: SignedWebhook) =>
-      new vm.context.Request('https://hooks.example.com/', {
-        method: 'POST',
-        body: delivery.body,
-        headers: delivery.headers,
-      }) as unknown as Request;
-    const { ctx, settle } = fakeContext();
+    const book = orderBook();
+    // The client is built inside the edge runtime from the bindings, and calls the sandbox over HTTP.
+    const worker = (vm.evaluate('__webhookWorker.createWorker') as typeof createWorker)({ orders: book.orders });
+    const { webhookSecret: _secret, ...credentials } = env.mock.credentials.sandbox;
+    const bindings: Env = {
+      BUSINESS_PAYMENTS_ENVIRONMENT: 'sandbox',
+      BUSINESS_PAYMENTS_BASE_URL: env.baseUrl,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: credentials.merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: credentials.apiKey,
+      BUSINESS_PAYMENTS_API_SECRET: credentials.apiSecret,
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET: env.secret,
+    };
+    // A Request of the edge runtime's own (its class is what the bundled code checks against).
+    const { ctx } = fakeContext();
+    const route: Route = async (request) => {
+      const headers = Object.fromEntries(request.headers);
+      const inner = new vm.context.Request(request.url, { method: 'POST', body: await request.text(), headers }) as Request;
+      const answer = await worker.fetch(inner, bindings, ctx);
+      return new Response(await answer.text(), { status: answer.status });
+    };
+    env.deliverTo(route);
+    const order = book.add();
+    const trxId = await pay(env, 'https://hooks.example.com/', order, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(book.fulfilled).toEqual([`${order.id} ${trxId}`]);
+    expect(await send(route, 'https://hooks.example.com/', await resign(env, trxId))).toMatchObject({
+      status: 200,
+      body: { result: 'done' },
+    });
+    const forged = await signWebhook({ payload: eventOf(env.mock, trxId).body, secret: 'whsec_someone_else' });
+    expect(await send(route, 'https://hooks.example.com/', forged)).toMatchObject({ status: 401, body: { error: 'invalid_signature' } });
+    expect(book.fulfilled).toHaveLength(1);
+  });
+});
 
-    const event = paymentEvent();
-    const ok = await worker.fetch(edgeRequest(await sign(event)), env, ctx);
-    expect(ok.status).toBe(200);
-    await settle();
-    expect(logs).toEqual(['order order-1001 paid (TRX123456)']);
-    const again = await worker.fetch(edgeRequest(await sign(event, { timestamp: nowSeconds() + 2 })), env, ctx);
-    expect(await again.json()).toEqual({ received: true, duplicate: true });
-    const bad = await worker.fetch(edgeRequest(tamper(await sign(paymentEvent()))), env, ctx);
-    expect(bad.status).toBe(401);
-    expect(await bad.json()).toMatchObject({ error: 'invalid_signature' });
-    expect(logs).toHaveLength(1);
+// ---------------------------------------------------------------------------------------
+// Next.js: the route handlers and the return page's check, called as Next calls them. The
+// example's kit and orders are one per process (on globalThis), made from BUSINESS_PAYMENTS_*
+// on first use: one sandbox serves this whole block.
+
+describe('Next.js example', () => {
+  let env: Sandbox;
+  let saved: Record<string, string | undefined> = {};
+  const shared = globalThis as Record<string, unknown>;
+
+  beforeAll(async () => {
+    env = await sandbox();
+    cleanups.pop(); // closed in afterAll, not after the first test
+    const { webhookSecret, ...credentials } = env.mock.credentials.sandbox;
+    const variables = {
+      BUSINESS_PAYMENTS_ENVIRONMENT: 'sandbox',
+      BUSINESS_PAYMENTS_BASE_URL: env.baseUrl,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: credentials.merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: credentials.apiKey,
+      BUSINESS_PAYMENTS_API_SECRET: credentials.apiSecret,
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET: webhookSecret,
+    };
+    saved = Object.fromEntries(Object.keys(variables).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, variables);
+    env.deliverTo((request) => (new URL(request.url).pathname.endsWith('-edge') ? nextEdgeRoute.POST(request) : nextRoute.POST(request)));
+  });
+  afterAll(async () => {
+    await env.mock.close();
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    // The example's one-per-process client, kit and orders (see lib/fulfillment.ts).
+    for (const key of ['shopClient', 'shopFulfillment', 'shopOrders']) delete shared[key];
+  });
+
+  const NODE_URL = 'https://shop.example.com/api/webhooks/payments';
+  const EDGE_URL = 'https://shop.example.com/api/webhooks/payments-edge';
+  const route: Route = (request) => nextRoute.POST(request);
+
+  /** An order made as the checkout action makes it, and its payment created (not yet settled). */
+  async function checkout(ipnUrl = NODE_URL, charged?: number) {
+    const order = createOrder();
+    const payment = await env.client.payments.create(
+      { payment_amount: charged ?? order.amount, currency_code: order.currency, ref_trx: order.id, ipn_url: ipnUrl },
+      { idempotencyKey: order.id },
+    );
+    savePayment(order, payment.trx_id);
+    return { order, trxId: payment.trx_id };
+  }
+
+  function fulfilments() {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    return (orderId: string) => log.mock.calls.filter(([line]) => String(line).startsWith(`order ${orderId} fulfilled`)).length;
+  }
+
+  test('each route file exports only what a route file may: POST and runtime', () => {
+    expect(Object.keys(nextRoute).sort()).toEqual(['POST', 'runtime']);
+    expect(nextRoute.runtime).toBe('nodejs');
+    expect(Object.keys(nextEdgeRoute).sort()).toEqual(['POST', 'runtime']);
+    expect(nextEdgeRoute.runtime).toBe('edge');
+  });
+
+  test('paid: the webhook fulfils the order once; the same delivery again is 200 and fulfils nothing', async () => {
+    const count = fulfilments();
+    const { order, trxId } = await checkout();
+    await env.mock.completeCheckout(trxId, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(findOrder(order.id)?.status).toBe('paid');
+    expect(await send(route, NODE_URL, await resign(env, trxId))).toEqual({ status: 200, body: { received: true, result: 'done' } });
+    expect(count(order.id)).toBe(1);
+  });
+
+  test('failed: never fulfilled, the order is marked failed', async () => {
+    const count = fulfilments();
+    const { order, trxId } = await checkout();
+    await env.mock.completeCheckout(trxId, 'failed');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(findOrder(order.id)?.status).toBe('failed');
+    expect(await confirmOrder(order.id)).toMatchObject({ payment: 'failed', result: 'done' });
+    expect(count(order.id)).toBe(0);
+  });
+
+  test('a bad signature is 401; a stale one 401; a body that is not an event 400', async () => {
+    const count = fulfilments();
+    const { order, trxId } = await checkout();
+    await env.mock.completeCheckout(trxId, 'failed');
+    const forged = await signWebhook({
+      payload: eventOf(env.mock, trxId).body.replace('payment.failed', 'payment.completed'),
+      secret: 'whsec_x',
+    });
+    expect(await send(route, NODE_URL, forged)).toMatchObject({ status: 401, body: { error: 'invalid_signature' } });
+    const stale = await signWebhook({
+      payload: eventOf(env.mock, trxId).body,
+      secret: env.secret,
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
+    expect(await send(route, NODE_URL, stale)).toMatchObject({ status: 401, body: { error: 'timestamp_too_old' } });
+    const notAnEvent = await signWebhook({ payload: '[1,2]', secret: env.secret, type: 'payment.completed' });
+    expect(await send(route, NODE_URL, notAnEvent)).toMatchObject({ status: 400, body: { error: 'invalid_payload' } });
+    expect(count(order.id)).toBe(0);
+  });
+
+  test('the amount check: a payment of another amount is 500 (delivered again) and never fulfils; the return page says "confirming"', async () => {
+    const count = fulfilments();
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const { order, trxId } = await checkout(NODE_URL, 30);
+    await env.mock.completeCheckout(trxId, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([500]);
+    expect(eventOf(env.mock, trxId).status).toBe('pending');
+    expect(await confirmOrder(order.id)).toMatchObject({ payment: 'success', result: 'error', order: { status: 'open' } });
+    expect(count(order.id)).toBe(0);
+  });
+
+  test('the return page and the webhook race: one fulfilment, whichever is first', async () => {
+    const count = fulfilments();
+    const results: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { order, trxId } = await checkout();
+      // The customer comes back while the service delivers the webhook.
+      const [, page] = await Promise.all([env.mock.completeCheckout(trxId, 'success'), confirmOrder(order.id)]);
+      results.push(`${page?.result} ${statusesOf(env.mock, trxId).join()}`);
+      expect(count(order.id)).toBe(1);
+      expect(findOrder(order.id)?.status).toBe('paid');
+    }
+    for (const result of results) expect(['ran 200', 'ran 409', 'done 200', 'busy 200']).toContain(result);
+  });
+
+  test('the return page alone settles a payment whose webhook never came', async () => {
+    const count = fulfilments();
+    const { order, trxId } = await checkout('http://127.0.0.1:9/unreachable');
+    env.deliverTo((request) => fetch(request));
+    await env.mock.completeCheckout(trxId, 'success');
+    env.deliverTo((request) => (new URL(request.url).pathname.endsWith('-edge') ? nextEdgeRoute.POST(request) : nextRoute.POST(request)));
+    expect(statusesOf(env.mock, trxId)).toEqual([null]);
+    expect(await confirmOrder(order.id)).toMatchObject({ payment: 'success', result: 'ran', order: { status: 'paid' } });
+    expect(count(order.id)).toBe(1);
+    expect(await confirmOrder('order-unknown')).toBeUndefined();
+  });
+
+  test('the edge route is the same kit', async () => {
+    const count = fulfilments();
+    const { order, trxId } = await checkout(EDGE_URL);
+    await env.mock.completeCheckout(trxId, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(await send((request) => nextEdgeRoute.POST(request), EDGE_URL, await resign(env, trxId))).toMatchObject({
+      status: 200,
+      body: { result: 'done' },
+    });
+    expect(count(order.id)).toBe(1);
   });
 });

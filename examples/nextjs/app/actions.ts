@@ -1,29 +1,32 @@
 'use server';
-// Next.js App Router server actions: create a hosted checkout and send the customer to it;
-// confirm an order server-side before fulfilment.
+// Next.js App Router server action: create the order and its hosted checkout, and send the
+// customer to it.
 import { redirect } from 'next/navigation';
-import { PaymentsClient, UnprocessableEntityError } from 'business-payments';
+import { UnprocessableEntityError } from 'business-payments';
+import { paymentsClient } from '../lib/fulfillment';
+import { createOrder, savePayment } from '../lib/orders';
 
-// Made on first use, not at module level: `next build` imports this module to collect page
-// data, where BUSINESS_PAYMENTS_* are usually absent (the client would throw
-// ConfigurationError and fail the build). One client per server after that.
-let client: PaymentsClient | undefined;
-const payments = () => (client ??= new PaymentsClient()).payments;
-
-/** The form action of the checkout button: creates the payment, then redirects to its hosted page. */
-export async function checkout(form: FormData): Promise<void> {
-  const orderId = String(form.get('orderId') ?? '');
+/** The form action of the checkout button: creates the order and its payment, then redirects to the hosted page. */
+export async function checkout(): Promise<void> {
   const origin = process.env.SHOP_ORIGIN ?? 'http://localhost:3000';
+  // The amount comes from the order made here, on the server, never from the form.
+  const order = createOrder();
   let checkoutUrl: string | null | undefined;
   try {
-    const payment = await payments().create({
-      payment_amount: Number(form.get('amount')),
-      currency_code: String(form.get('currency') ?? 'USD'),
-      ref_trx: orderId,
-      success_redirect: `${origin}/orders/${encodeURIComponent(orderId)}/thanks`,
-      cancel_redirect: `${origin}/`,
-      ipn_url: `${origin}/api/webhooks/payments`,
-    });
+    const payment = await paymentsClient().payments.create(
+      {
+        payment_amount: order.amount,
+        currency_code: order.currency,
+        ref_trx: order.id,
+        description: order.item,
+        success_redirect: `${origin}/orders/${encodeURIComponent(order.id)}/thanks`,
+        cancel_redirect: `${origin}/orders/${encodeURIComponent(order.id)}/thanks`,
+        ipn_url: `${origin}/api/webhooks/payments`,
+      },
+      // The order id as the key: a double-submitted form replays this payment, never a second.
+      { idempotencyKey: order.id },
+    );
+    savePayment(order, payment.trx_id);
     checkoutUrl = payment.checkout_url;
   } catch (error) {
     // A rule the service enforces (a currency without a wallet…): show it, don't crash.
@@ -33,10 +36,4 @@ export async function checkout(form: FormData): Promise<void> {
   // redirect() throws on purpose (Next's control flow): keep it outside the try.
   if (!checkoutUrl) redirect('/?error=no%20checkout%20URL');
   redirect(checkoutUrl);
-}
-
-/** Verifies a transaction server-side before fulfilment; the webhook may arrive before or after. */
-export async function confirmOrder(trxId: string) {
-  const transaction = await payments().verify(trxId);
-  return { paid: transaction.status === 'success', amount: transaction.net_amount, currency: transaction.currency };
 }

@@ -1,21 +1,13 @@
-// The same webhook route on the Edge runtime: POST /api/webhooks/payments-edge. The verifier
-// uses WebCrypto there. Keep whatever it imports edge-compatible (no node:* modules); the
-// in-memory event store here stands in for an edge-reachable database (KV, Postgres over HTTP).
-import { verifyWebhook, WebhookVerificationError } from 'business-payments/webhooks';
-import { claimEvent, enqueue } from '../../../../lib/webhook-events';
+// The same webhook route on the Edge runtime: POST /api/webhooks/payments-edge. Deploy one of
+// the two routes. The kit runs here as is (WebCrypto for the signature, fetch for the verify
+// call; no node:* module), and so must whatever your handlers import.
+//
+// The edge route runs in an isolate of its own: it shares no memory with the Node.js side,
+// so the in-memory stand-ins of this example (the orders, memoryStore) are its own, and an
+// order created by the checkout action is unknown here. On the edge, give the kit a store
+// and orders it reaches over HTTP (postgresStore on Neon's serverless driver, for one).
+import { fulfillment } from '../../../../lib/fulfillment';
 
 export const runtime = 'edge';
 
-export async function POST(request: Request): Promise<Response> {
-  try {
-    const event = await verifyWebhook(request, process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!);
-    if (!(await claimEvent(event.id))) return Response.json({ received: true, duplicate: true });
-    await enqueue(event);
-    return Response.json({ received: true, runtime: 'edge' });
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) {
-      return Response.json({ error: error.reason, message: error.message }, { status: error.reason === 'invalid_signature' ? 401 : 400 });
-    }
-    throw error;
-  }
-}
+export const POST = (request: Request): Promise<Response> => fulfillment().handleWebhook(request);
