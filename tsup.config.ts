@@ -16,6 +16,8 @@ export default defineConfig([
       webhooks: 'src/webhooks.ts',
       testing: 'src/testing.ts',
       fulfillment: 'src/fulfillment.ts',
+      'fulfillment/postgres': 'src/fulfillment-postgres.ts',
+      'fulfillment/redis': 'src/fulfillment-redis.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

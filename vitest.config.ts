@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^business-payments\/webhooks$/, replacement: src('webhooks.ts') },
       { find: /^business-payments\/testing$/, replacement: src('testing.ts') },
       { find: /^business-payments\/fulfillment$/, replacement: src('fulfillment.ts') },
+      { find: /^business-payments\/fulfillment\/postgres$/, replacement: src('fulfillment-postgres.ts') },
+      { find: /^business-payments\/fulfillment\/redis$/, replacement: src('fulfillment-redis.ts') },
       { find: /^business-payments\/doctor$/, replacement: src('doctor-entry.ts') },
     ],
   },

@@ -16,6 +16,8 @@ const ENTRIES = {
   testing: "export * from './dist/testing.js';",
   // With the webhooks code it shares: what a serverless webhook route ships.
   fulfillment: "export * from './dist/fulfillment.js';",
+  'fulfillment/postgres': "export * from './dist/fulfillment/postgres.js';",
+  'fulfillment/redis': "export * from './dist/fulfillment/redis.js';",
 };
 /** `contents` bundled and minified as a bundler ships it for a browser: the output bytes. */
 async function bundled(contents) {

@@ -1,0 +1,12 @@
+// Entry of `business-payments/fulfillment/postgres`: the fulfillment store on the merchant's
+// Postgres, through their own client (pg Pool or Client, Neon's Pool, PGlite). Its own entry,
+// so that an app on Redis (or memory) never ships it; it imports no driver, no ky and no Node
+// built-in (it loads cold in serverless handlers).
+export {
+  postgresStore,
+  POSTGRES_STORE_SQL,
+  type PostgresClaimDb,
+  type PostgresQueryable,
+  type PostgresStoreOptions,
+} from './fulfillment/postgres.js';
+export type { FulfillmentStore, StoreClaim, ClaimResult } from './fulfillment/store.js';

@@ -1,0 +1,5 @@
+// Entry of `business-payments/fulfillment/redis`: the fulfillment store on the merchant's
+// Redis, through their node-redis or ioredis client. Its own entry, so that an app on
+// Postgres (or memory) never ships it; it imports no client library and nothing else.
+export { redisStore, type RedisStoreOptions, type NodeRedisClientLike, type IORedisClientLike } from './fulfillment/redis.js';
+export type { FulfillmentStore, StoreClaim, ClaimResult } from './fulfillment/store.js';
