@@ -21,6 +21,9 @@ status it answered (exit 0 on 2xx, 1 otherwise).
 
 Event types: ${WEBHOOK_EVENT_TYPES.join(', ')}
 (payment.* carry the spec's payload; any other type gets a small plain data object).
+A route on the fulfillment kit verifies every payment with the service before it runs a
+handler: give it a payment the service knows, --data '{"trx_id":"TRX…","merchant_ref":"…"}',
+or it answers 500 (no such payment).
 
 Options:
   --url U             your webhook endpoint, e.g. http://localhost:3000/webhooks
