@@ -7,187 +7,25 @@
 //
 //   npm run test:stores
 //
-// It installs nothing: it expects Debian's packages (`apt-get install -y postgresql
-// redis-server`, as .ci/run does), i.e. /usr/lib/postgresql/<15+>/bin and redis-server on the
-// PATH; BP_PG_BIN=<dir of initdb, pg_ctl> points elsewhere (e.g. Homebrew). As root, the
-// PostgreSQL server runs as the `postgres` user (initdb refuses root).
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The servers: scripts/db-servers.mjs (Debian's postgresql and redis-server packages).
 import { fileURLToPath } from 'node:url';
+import { startDbServers } from './db-servers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SUITE = 'test/fulfillment/stores-real.check.ts';
 const started = performance.now();
 const seconds = (from) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
 
-/** The directory holding initdb and pg_ctl: BP_PG_BIN, else the newest of Debian's, else the PATH's. */
-function pgBin() {
-  if (process.env.BP_PG_BIN) return process.env.BP_PG_BIN;
-  const debian = '/usr/lib/postgresql';
-  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin/initdb'))) : [];
-  if (versions.length) return join(debian, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
-  try {
-    return join(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim());
-  } catch {
-    return undefined;
-  }
-}
-
-function which(command) {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A loopback port free right now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once `port` answers a Redis PING (redis-server --daemonize returns before it listens). */
-async function redisReady(port, deadline = Date.now() + 10_000) {
-  for (;;) {
-    const pong = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.setTimeout(500);
-      socket.once('connect', () => socket.write('PING\r\n'));
-      socket.once('data', (data) => (socket.destroy(), resolve(data.toString().startsWith('+PONG'))));
-      socket.once('error', () => resolve(false));
-      socket.once('timeout', () => (socket.destroy(), resolve(false)));
-    });
-    if (pong) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer on 127.0.0.1:${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const bin = pgBin();
-const redisServer = which('redis-server');
-if (!bin || !existsSync(join(bin, 'initdb')) || !redisServer) {
-  console.error(
-    'test:stores needs a PostgreSQL server (initdb, pg_ctl) and redis-server: `apt-get install -y postgresql redis-server` (Debian), or set BP_PG_BIN.',
-  );
-  process.exit(1);
-}
-
-// Everything the servers write lives under one temp dir, removed at the end.
-const work = mkdtempSync(join(tmpdir(), 'bp-stores-'));
-const pgData = join(work, 'pg');
-const redisDir = join(work, 'redis');
-const cleanups = [];
-let cleaned = false;
-function cleanup() {
-  if (cleaned) return;
-  cleaned = true;
-  for (const step of cleanups.reverse()) {
-    try {
-      step();
-    } catch (error) {
-      console.error(`cleanup: ${error.message}`);
-    }
-  }
-  rmSync(work, { recursive: true, force: true });
-}
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    cleanup();
-    process.exit(130);
-  });
-}
-process.once('exit', cleanup);
-
 let failed = false;
+let stopServers = () => {};
 try {
-  const [pgPort, redisPort] = [await freePort(), await freePort()];
-
-  // PostgreSQL: initdb and the server as `postgres` when we are root (initdb refuses root).
-  const asRoot = process.getuid?.() === 0;
-  const asPg = (command, args) =>
-    asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
-  mkdirSync(pgData, { mode: 0o700 });
-  if (asRoot) {
-    chmodSync(work, 0o755); // the postgres user must reach its data dir
-    const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' })));
-    chownSync(pgData, uid, gid);
-  }
-  const pgStarted = performance.now();
-  execFileSync(...asPg('initdb', ['-D', pgData, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  // A throwaway: no durability work (fsync and friends off), loopback and its own socket dir only.
-  const options = `-p ${pgPort} -k ${pgData} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  cleanups.push(() => {
-    if (existsSync(join(pgData, 'postmaster.pid'))) {
-      execFileSync(...asPg('pg_ctl', ['-D', pgData, '-m', 'immediate', '-w', 'stop']), { stdio: 'ignore' });
-    }
-  });
-  // -l: the server's output goes to a file, not to our pipe (pg_ctl would otherwise never return).
-  execFileSync(...asPg('pg_ctl', ['-D', pgData, '-o', options, '-l', join(pgData, 'server.log'), '-w', 'start']), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const pgVersion = readFileSync(join(pgData, 'PG_VERSION'), 'utf8').trim();
-  console.log(`PostgreSQL ${pgVersion} on 127.0.0.1:${pgPort} (${seconds(pgStarted)})`);
-
-  // Redis: no persistence, daemonized with its pidfile in our dir.
-  mkdirSync(redisDir);
-  const redisStarted = performance.now();
-  const pidfile = join(redisDir, 'redis.pid');
-  cleanups.push(() => {
-    if (!existsSync(pidfile)) return;
-    const pid = Number(readFileSync(pidfile, 'utf8'));
-    try {
-      process.kill(pid, 'SIGKILL'); // a throwaway with nothing to save
-    } catch {
-      return; // already gone
-    }
-    const until = Date.now() + 5000;
-    while (Date.now() < until) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        return;
-      }
-      execFileSync('sleep', ['0.05']);
-    }
-  });
-  execFileSync(redisServer, [
-    '--port',
-    String(redisPort),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--daemonize',
-    'yes',
-    '--pidfile',
-    pidfile,
-    '--dir',
-    redisDir,
-    '--logfile',
-    join(redisDir, 'redis.log'),
-  ]);
-  await redisReady(redisPort);
-  const redisVersion = execFileSync(redisServer, ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ?? '?';
-  console.log(`Redis ${redisVersion} on 127.0.0.1:${redisPort} (${seconds(redisStarted)})`);
+  const servers = await startDbServers({ name: 'test:stores' });
+  stopServers = servers.stop;
 
   // The suite, in this process's vitest: only the real-server file (it is not a *.test.ts, so
   // plain `npm test` never picks it up), no global setup (it needs no package build).
-  process.env.BP_TEST_PG_URL = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
-  process.env.BP_TEST_REDIS_URL = `redis://127.0.0.1:${redisPort}`;
+  process.env.BP_TEST_PG_URL = servers.pgUrl;
+  process.env.BP_TEST_REDIS_URL = servers.redisUrl;
   const { startVitest } = await import('vitest/node');
   const vitest = await startVitest([], {
     config: false,
@@ -230,7 +68,7 @@ try {
   failed = true;
   console.error(error instanceof Error ? (error.stderr?.toString() || '') + error.message : error);
 } finally {
-  cleanup();
+  stopServers();
 }
 console.log(`test:stores ${failed ? 'FAILED' : 'passed'} in ${seconds(started)}`);
 process.exit(failed ? 1 : 0);

@@ -1,10 +1,10 @@
 // `business-payments verify-webhook`: a saved delivery (headers file + raw body file),
 // signed here with node:crypto rather than the SDK's signWebhook.
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseHeadersFile } from '../../src/cli/verify-webhook.js';
 import { paymentEvent } from '../support/events.js';
 import { expectUsageError, runCli } from './support.js';
@@ -46,6 +46,7 @@ beforeAll(() => {
   file('body.json', body);
   file('headers.txt', `POST /webhooks HTTP/1.1\r\nHost: localhost:3000\r\n${headerText()}\r\n\r\n`);
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const verify = (...extra: string[]) =>
   runCli(['verify-webhook', '--secret', secret, '--headers', 'headers.txt', '--body', 'body.json', '--now', String(now), ...extra], {
