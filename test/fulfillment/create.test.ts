@@ -253,3 +253,14 @@ test('the fulfillment entry loads neither ky nor the client', async () => {
   expect(inputs.filter((path) => /node_modules\/ky\/|src\/client\.ts|node_modules\/zod\//.test(path))).toEqual([]);
   expect(inputs).toContain('src/webhooks/verify.ts');
 });
+
+test('memoryStore says once, under NODE_ENV=production, that it holds claims in one process only', async () => {
+  vi.resetModules();
+  vi.stubEnv('NODE_ENV', 'production');
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  const { memoryStore: fresh } = await import('../../src/fulfillment/store.js');
+  fresh();
+  fresh();
+  expect(warn).toHaveBeenCalledTimes(1);
+  expect(String(warn.mock.calls[0]![0])).toMatch(/this process only.*postgresStore or redisStore/);
+});
