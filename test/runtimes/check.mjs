@@ -1,13 +1,14 @@
 // What every runtime of the matrix proves, with the packed tarball: a signed client call the
 // sandbox accepts (create, then verify, typed results), an API error mapped to its class, and
-// verifyWebhook accepting a good delivery and refusing a tampered one. It takes the package's
+// verifyWebhook accepting a good delivery and refusing a tampered one, and the fulfillment kit
+// settling a payment once and refusing a forged delivery. It takes the package's
 // modules as arguments (imported, required or bundled by the runtime's own wrapper) and never
 // throws: it resolves to { ok, steps } so every runtime reports the same way.
 //
 // `input`: { baseUrl, credentials: { merchantKey, apiKey, apiSecret }, webhook: { secret, body,
 // headers }, browser?: boolean }.
 
-export async function check(sdk, webhooks, input) {
+export async function check(sdk, webhooks, input, fulfillment) {
   const steps = [];
   const step = async (name, fn) => {
     try {
@@ -75,6 +76,23 @@ export async function check(sdk, webhooks, input) {
       throw error;
     }
     throw new Error('a tampered body verified');
+  });
+  await step('fulfillment (once, and a forged delivery)', async () => {
+    const paid = [];
+    const kit = fulfillment.createFulfillment({
+      environment: 'sandbox',
+      secret,
+      client,
+      store: fulfillment.memoryStore(),
+      onPaid: (tx) => void paid.push(tx.trx_id),
+    });
+    const tx = { ...(await client.payments.verify(trx ?? 'none')), status: 'success' };
+    const results = [await kit.handleVerified(tx), await kit.handleVerified(tx)];
+    const forged = await kit.handleWebhook({ payload: body.replace('"value":25', '"value":2500'), headers });
+    if (results.join() !== 'ran,done' || paid.length !== 1 || forged.status !== 401) {
+      throw new Error(`results ${results}, onPaid ${paid.length}×, forged ${forged.status}`);
+    }
+    return 'ran, done, 401';
   });
   return { ok: steps.every((s) => s.ok), steps };
 }

@@ -1,7 +1,8 @@
 // Node: the package loaded with require() (the CommonJS build).
 const sdk = require('business-payments');
 const webhooks = require('business-payments/webhooks');
+const fulfillment = require('business-payments/fulfillment');
 
 import('./check.mjs')
-  .then(({ check }) => check(sdk, webhooks, JSON.parse(process.env.MATRIX_INPUT)))
+  .then(({ check }) => check(sdk, webhooks, JSON.parse(process.env.MATRIX_INPUT), fulfillment))
   .then((result) => console.log(JSON.stringify(result)));

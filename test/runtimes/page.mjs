@@ -2,6 +2,7 @@
 // globalThis.__matrix(input).
 import * as sdk from 'business-payments';
 import * as webhooks from 'business-payments/webhooks';
+import * as fulfillment from 'business-payments/fulfillment';
 import { check } from './check.mjs';
 
-globalThis.__matrix = (input) => check(sdk, webhooks, input);
+globalThis.__matrix = (input) => check(sdk, webhooks, input, fulfillment);
