@@ -25,11 +25,14 @@ Options:
   --body B            raw body exactly as sent (default: empty, as for GET)
   --secret S          API secret of the environment (default: env BUSINESS_PAYMENTS_API_SECRET)
   --timestamp T       unix seconds (default: now)
-  --merchant-key K    also print X-Merchant-Key
-  --api-key K         also print X-API-Key
-  --environment E     also print X-Environment (sandbox or production)
+  --merchant-key K    also print X-Merchant-Key (default: env BUSINESS_PAYMENTS_MERCHANT_KEY)
+  --api-key K         also print X-API-Key (default: env BUSINESS_PAYMENTS_API_KEY)
+  --environment E     also print X-Environment, sandbox or production (default: env
+                      BUSINESS_PAYMENTS_ENVIRONMENT)
   -h, --help          show this help
 `;
+
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 /** `business-payments sign`: the headers of a signed request. */
 export const sign: Command = {
@@ -50,10 +53,17 @@ export const sign: Command = {
     if (values.help) return printHelp(io, usage);
 
     const method = required(values.method, 'method');
-    if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`--method must be an HTTP method such as GET, got '${method}'`);
+    if (!HTTP_METHODS.includes(method.toUpperCase())) {
+      throw new UsageError(`--method must be an HTTP method (${HTTP_METHODS.join(', ')}), got '${method}'`);
+    }
     const path = required(values.path, 'path');
     if (!path.startsWith('/')) throw new UsageError(`--path must start with / (the path as sent, without the host), got '${path}'`);
-    const secret = secretOption(values.secret ?? (io.env ?? process.env).BUSINESS_PAYMENTS_API_SECRET);
+    const vars = io.env ?? process.env;
+    const secret = secretOption(values.secret ?? vars.BUSINESS_PAYMENTS_API_SECRET);
+    // The keys come from the environment as the secret does, so the printed curl authenticates.
+    values['merchant-key'] ??= vars.BUSINESS_PAYMENTS_MERCHANT_KEY || undefined;
+    values['api-key'] ??= vars.BUSINESS_PAYMENTS_API_KEY || undefined;
+    values.environment ??= vars.BUSINESS_PAYMENTS_ENVIRONMENT || undefined;
     const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
     if (!/^\d{1,15}$/.test(timestamp)) throw new UsageError(`--timestamp must be unix seconds, got '${timestamp}'`);
     const env = environment(values.environment);

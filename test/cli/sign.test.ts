@@ -94,6 +94,35 @@ describe('sign', () => {
     expect(headerLines(run.stdout)['X-Signature']).toBe(`sha256=${openssl('from_env', '5.GET./p.')}`);
   });
 
+  // Issue 19: the keys did not come from the environment, so the printed curl failed with
+  // "Missing merchant key"; any word passed as a method.
+  test('the keys and the environment fall back to BUSINESS_PAYMENTS_* as the secret does', async () => {
+    const run = await runCli(['sign', '--method', 'GET', '--path', '/p', '--timestamp', '5'], {
+      env: {
+        BUSINESS_PAYMENTS_API_SECRET: 'from_env',
+        BUSINESS_PAYMENTS_MERCHANT_KEY: 'test_mk_env',
+        BUSINESS_PAYMENTS_API_KEY: 'test_ak_env',
+        BUSINESS_PAYMENTS_ENVIRONMENT: 'sandbox',
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(headerLines(run.stdout)).toMatchObject({
+      'X-Merchant-Key': 'test_mk_env',
+      'X-API-Key': 'test_ak_env',
+      'X-Environment': 'sandbox',
+    });
+    const given = await runCli(['sign', '--method', 'GET', '--path', '/p', '--secret', 's', '--merchant-key', 'test_mk_flag'], {
+      env: { BUSINESS_PAYMENTS_MERCHANT_KEY: 'test_mk_env' },
+    });
+    expect(headerLines(given.stdout)['X-Merchant-Key']).toBe('test_mk_flag');
+  });
+
+  test('--method FOO is refused (exit 2), naming the methods it takes', async () => {
+    const run = await runCli(['sign', '--method', 'FOO', '--path', '/p', '--secret', 's']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--method must be an HTTP method \(GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS\), got 'FOO'/);
+  });
+
   test('--help prints the usage on stdout', async () => {
     const run = await runCli(['sign', '--help']);
     expect(run.code).toBe(0);
