@@ -2,7 +2,7 @@
 // DESIGN.md's Fulfillment section (verify first, onPaid once per trx_id across paths,
 // onFailed never after onPaid, onEvent once per event id, leases, the webhook answers).
 // The stores themselves: stores.test.ts (the conformance suite).
-import { build } from 'esbuild';
+import { bundleEntry } from '../support/bundle.js';
 import { describe, expect, test, vi } from 'vitest';
 import type { PaymentRecord, VerifiedTransaction } from '../../src/index.js';
 import {
@@ -240,16 +240,7 @@ describe('reconcile', () => {
 });
 
 test('the fulfillment entry loads neither ky nor the client', async () => {
-  const result = await build({
-    entryPoints: ['src/fulfillment.ts'],
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: 'esm',
-    platform: 'neutral',
-    logLevel: 'error',
-  });
-  const inputs = Object.keys(result.metafile.inputs);
+  const { inputs } = await bundleEntry('src/fulfillment.ts');
   expect(inputs.filter((path) => /node_modules\/ky\/|src\/client\.ts|node_modules\/zod\//.test(path))).toEqual([]);
   expect(inputs).toContain('src/webhooks/verify.ts');
 });

@@ -3,7 +3,7 @@
 // a fake Redis that runs the store's two Lua scripts' semantics on a Map. The scripts
 // themselves, atomicity and expiry run on a real Redis 7 in `npm run test:stores`
 // (test/fulfillment/stores-real.check.ts), with both clients.
-import { build } from 'esbuild';
+import { bundleEntry } from '../support/bundle.js';
 import { describe, expect, test, vi } from 'vitest';
 import { redisStore, type IORedisClientLike, type NodeRedisClientLike } from '../../src/fulfillment-redis.js';
 import type { FulfillmentStore } from '../../src/fulfillment/store.js';
@@ -222,19 +222,7 @@ test('the real clients type-check against the parameter', async () => {
 });
 
 test('the entry is small and standalone: no client library, no node built-in, no ky', async () => {
-  const result = await build({
-    entryPoints: ['src/fulfillment-redis.ts'],
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'neutral',
-    write: false,
-    metafile: true,
-    logLevel: 'error',
-  });
-  const inputs = Object.keys(result.metafile.inputs);
-  expect(inputs.sort()).toEqual(['src/fulfillment-redis.ts', 'src/fulfillment/redis.ts']);
-  const { gzipSync } = await import('node:zlib');
-  const gz = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
-  expect(gz).toBeLessThan(1100);
+  const { inputs, gzipBytes } = await bundleEntry('src/fulfillment-redis.ts');
+  expect(inputs).toEqual(['src/fulfillment-redis.ts', 'src/fulfillment/redis.ts']);
+  expect(gzipBytes).toBeLessThan(1100);
 });

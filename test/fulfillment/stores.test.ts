@@ -4,8 +4,7 @@
 // claim). Then what is particular to postgresStore. On real PostgreSQL and Redis servers:
 // stores-real.check.ts, run by `npm run test:stores`.
 import { PGlite } from '@electric-sql/pglite';
-import { build } from 'esbuild';
-import { gzipSync } from 'node:zlib';
+import { bundleEntry } from '../support/bundle.js';
 import type pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { POSTGRES_STORE_SQL, postgresStore, type PostgresQueryable } from '../../src/fulfillment-postgres.js';
@@ -194,18 +193,9 @@ describe('postgresStore', () => {
   });
 
   test('the entry is small and standalone: no driver, no node built-in, no ky', async () => {
-    const result = await build({
-      entryPoints: ['src/fulfillment-postgres.ts'],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'neutral',
-      write: false,
-      metafile: true,
-      logLevel: 'error',
-    });
-    expect(Object.keys(result.metafile.inputs).sort()).toEqual(['src/fulfillment-postgres.ts', 'src/fulfillment/postgres.ts']);
-    expect(gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length).toBeLessThan(1536);
+    const { inputs, gzipBytes } = await bundleEntry('src/fulfillment-postgres.ts');
+    expect(inputs).toEqual(['src/fulfillment-postgres.ts', 'src/fulfillment/postgres.ts']);
+    expect(gzipBytes).toBeLessThan(1536);
   });
 
   test('pg and PGlite clients type-check as the store client', () => {

@@ -190,18 +190,7 @@ describe('payments.initiate (shown: PaymentSession) in tolerated variants', () =
   });
 });
 
-const verified = {
-  status: 'success',
-  trx_id: TRX,
-  amount: 25,
-  fee: 0.75,
-  currency: 'USD',
-  net_amount: 24.25,
-  customer: { name: 'Asha Mussa', email: 'asha@example.com' },
-  description: 'Order 1001',
-  created_at: '2026-11-22T12:00:00Z',
-  updated_at: '2026-11-22T12:01:00Z',
-};
+const verified = { ...fixtures.verified, trx_id: TRX };
 
 describe('payments.verify (shown: VerifiedTransaction) in tolerated variants', () => {
   const pending = {
