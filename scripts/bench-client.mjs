@@ -12,7 +12,9 @@
 // BENCH_CONCURRENCY (the parallel level, default 64), BENCH_WARMUP (calls per contender
 // before measuring, default 300), BENCH_ONLY (comma list of contender keys below: run only
 // those), BENCH_TIMEOUT_MS (longest one batch of calls may take, default 30000).
-// Contender keys: fetch, signed, http, ky, kywire, kyretry, sdk, stripe, openai. p25/p75 in the tables are
+// Contender keys: fetch, signed, http, ky, kywire, kyretry, sdk, sdktraced (a tracing
+// subscriber attached during its batches), baseline (only with BENCH_BASELINE=<another
+// build's dist/index.js>, e.g. main before a change), stripe, openai. p25/p75 in the tables are
 // the spread of the per-round figures. The defaults take about a minute on two cores.
 //
 // Where does the SDK's time go? Profile it alone (system node is too old: use the repo's):
@@ -27,6 +29,9 @@
 // uses the global fetch, like ky and this SDK. All three SDKs keep their default retry
 // settings (maxRetries / maxNetworkRetries 2): no call fails here, so none retries.
 import { fork } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
+import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -245,6 +250,30 @@ const CONTENDERS = {
     },
     check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
   },
+  // The same client with a subscriber on the tracing channels (as an APM tool would hold
+  // one): it is attached only while this contender's batches run.
+  sdktraced: {
+    label: 'SDK payments.verify, traced',
+    setup: async (origin) => {
+      const { PaymentsClient } = await import('../dist/index.js');
+      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
+      return () => client.payments.verify('TRX1');
+    },
+    check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
+    around: tracingSubscriber,
+  },
+  // Another build of the SDK (BENCH_BASELINE=<its dist/index.js>), e.g. main before a
+  // change: SDK / baseline is what the change costs, both measured in the same rounds.
+  baseline: {
+    label: 'SDK payments.verify, baseline build',
+    setup: async (origin) => {
+      if (!process.env.BENCH_BASELINE) return undefined;
+      const { PaymentsClient } = await import(pathToFileURL(resolvePath(process.env.BENCH_BASELINE)).href);
+      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
+      return () => client.payments.verify('TRX1');
+    },
+    check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
+  },
   stripe: {
     label: 'stripe customers.retrieve',
     setup: async (origin) => {
@@ -264,6 +293,30 @@ const CONTENDERS = {
     check: (r) => r.id === 'gpt-x',
   },
 };
+
+/**
+ * A subscriber that does what a tracer does per call: note the start time against the
+ * context, read the outcome at asyncEnd. `on()` attaches it, `off()` detaches it.
+ */
+function tracingSubscriber() {
+  const started = new WeakMap();
+  let finished = 0;
+  const handlers = {
+    start: (ctx) => started.set(ctx, performance.now()),
+    end: () => {},
+    asyncStart: () => {},
+    asyncEnd: (ctx) => {
+      if (ctx.status === 200 && started.has(ctx)) finished++;
+    },
+    error: () => {},
+  };
+  const channel = diagnostics.tracingChannel('business-payments:request');
+  return {
+    on: () => channel.subscribe(handlers),
+    off: () => channel.unsubscribe(handlers),
+    count: () => finished,
+  };
+}
 
 // ---------------------------------------------------------------------------------------
 // Timing.
@@ -317,7 +370,10 @@ const RATIOS = [
   ['openai / raw fetch', 'openai', 'fetch'],
   ['stripe / raw fetch', 'stripe', 'fetch'],
   ['stripe / raw node:http', 'stripe', 'http'],
-  ['SDK / openai', 'sdk', 'openai'],
+  ['SDK / openai', 'sdk', 'openai', 'target ≤ 1.10'],
+  ['SDK traced / SDK', 'sdktraced', 'sdk', 'what a tracing subscriber costs'],
+  ['SDK traced / openai', 'sdktraced', 'openai'],
+  ['SDK / baseline build', 'sdk', 'baseline', 'BENCH_BASELINE: what the change costs'],
   ['SDK / stripe', 'sdk', 'stripe'],
 ];
 
@@ -330,7 +386,10 @@ async function measure(chosen, { concurrency, calls, rounds, timeoutMs }) {
     // Rotate the order so no contender always runs right after the same neighbour.
     for (let i = 0; i < keys.length; i++) {
       const key = keys[(r + i) % keys.length];
+      const around = chosen[key][2];
+      around?.on();
       samples[key].push((round[key] = await batch(key, chosen[key][1], calls, concurrency, timeoutMs)));
+      around?.off();
     }
     for (const [name, a, b] of RATIOS) if (a in round && b in round) ratios[name].push(round[a] / round[b]);
   }
@@ -375,13 +434,19 @@ async function main() {
     // up (JIT, connection pools) sequentially and at the parallel level.
     const chosen = {};
     for (const key of only.length ? only : Object.keys(CONTENDERS)) {
-      const { label, setup, check } = CONTENDERS[key];
+      const { label, setup, check, around: makeAround } = CONTENDERS[key];
       const fn = await setup(server.origin, cleanups);
+      if (!fn) continue; // a contender that needs an env setting it did not get
+      const around = makeAround?.();
+      around?.on();
       const result = await fn();
       if (!check(result)) throw new Error(`${key} (${label}) got an unexpected answer: ${JSON.stringify(result).slice(0, 200)}`);
       await batch(key, fn, warmup, 1, timeoutMs);
       await batch(key, fn, Math.max(warmup, parallel * 4), parallel, timeoutMs);
-      chosen[key] = [label, fn];
+      around?.off();
+      // The traced contender must really have been traced: its subscriber saw every call.
+      if (around && around.count() === 0) throw new Error(`${key}: the tracing subscriber saw no call`);
+      chosen[key] = [label, fn, around];
     }
 
     console.log(`node ${process.version} on ${process.platform}/${process.arch}; server in a child process; ${BODY_BYTES} B JSON answers`);

@@ -1,10 +1,11 @@
 import type { BeforeRetryState, Options, ResponsePromise } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
-import { APIError, ConfigurationError, PaymentsError } from './core/error.js';
+import { APIError, ConfigurationError, PaymentsError, requestIdOf } from './core/error.js';
 import { listBody, PagePromise, toPage, type Cursor, type ListBody, type ListPage } from './core/pagination.js';
 import { callError, type CallInfo } from './internal/errors.js';
 import {
+  checkFetchOptions,
   resolveOptions,
   type ClientOptions,
   type Environment,
@@ -18,6 +19,7 @@ import { parseErrorJson, readBody } from './internal/read-body.js';
 import { redactBody, redactHeaders } from './internal/redact.js';
 import { retryOptions, sendsKey, type RetryMode } from './internal/retry.js';
 import { signatureHeader } from './internal/signing.js';
+import { channel, listened, traced, tracingChannel, type RequestTrace } from './internal/trace.js';
 import { validateInputs, type Checked } from './internal/validate.js';
 import { Balance } from './resources/balance.js';
 import { Billing } from './resources/billing/index.js';
@@ -25,6 +27,7 @@ import { OpenAPIDocument } from './resources/openapi.js';
 import { Payments } from './resources/payments.js';
 import { Payouts } from './resources/payouts.js';
 import { SiteInfoResource } from './resources/site-info.js';
+import { VERSION } from './version.js';
 
 /** @internal One route call, as a resource describes it. */
 export interface RequestSpec<S extends z.ZodMiniType> {
@@ -91,12 +94,14 @@ export class PaymentsClient {
 
   // Private: the secret must never show in JSON.stringify, util.inspect or an error.
   readonly #options: ResolvedOptions;
+  readonly #allowBrowser: boolean | undefined;
   // Parsed once: errors name its origin until a call has its own URL.
   readonly #baseUrl: URL;
 
   /** @throws {ConfigurationError} when configuration is missing or contradictory. */
   constructor(options: ClientOptions = {}) {
     this.#options = resolveOptions(options);
+    this.#allowBrowser = options.dangerouslyAllowBrowser;
     this.#baseUrl = new URL(this.#options.baseUrl);
     this.payments = new Payments(this);
     this.balance = new Balance(this);
@@ -115,6 +120,23 @@ export class PaymentsClient {
     return this.#options.baseUrl;
   }
 
+  /**
+   * A new client with the same configuration and credentials, and `options` changed (for a
+   * part of your code that needs another timeout, retry count, logger or fetchOptions).
+   * Options set to `undefined` keep this client's value. The new client is checked as a new
+   * one is: switching `environment` without that environment's credentials throws.
+   *
+   * @example
+   * ```ts
+   * const fast = client.withOptions({ timeout: 5_000, maxRetries: 0 });
+   * ```
+   */
+  withOptions(options: ClientOptions): PaymentsClient {
+    const changed: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(options)) if (value !== undefined) changed[name] = value;
+    return new PaymentsClient({ ...this.#options, dangerouslyAllowBrowser: this.#allowBrowser, ...changed });
+  }
+
   /** The service's machine-readable description (GET /api/v1/openapi.json). */
   openapi(options?: RequestOptions): APIPromise<OpenAPIDocument> {
     return this.request({ operation: 'openapi', method: 'GET', path: '/api/v1/openapi.json', response: OpenAPIDocument }, options);
@@ -122,7 +144,8 @@ export class PaymentsClient {
 
   /** @internal Sends one call through the pipeline: validate, sign, send, retry, parse. */
   request<S extends z.ZodMiniType>(spec: RequestSpec<S>, options?: RequestOptions): APIPromise<z.output<S>> {
-    return new APIPromise(this.#call(spec, options));
+    const wants: { data?: boolean } = {};
+    return new APIPromise(this.#traced(spec, options, wants), wants);
   }
 
   /** @internal A list call: the first page now, every page on `for await`. */
@@ -144,7 +167,7 @@ export class PaymentsClient {
       const value = at.offset === offset || at.page !== undefined ? spec.value : { ...spec.value, offset: at.offset };
       const page: RequestSpec<typeof response> = { ...spec, params: [spec.params, value], response, url: at.url };
       if (at.page !== undefined) page.query = { page: at.page };
-      return this.#call(page, options).then((sent) => ({
+      return this.#traced(page, options).then((sent) => ({
         response: sent.response,
         parse: async () => toPage(await sent.parse(), at, limit, resolve, next),
       }));
@@ -153,13 +176,47 @@ export class PaymentsClient {
     return new PagePromise(fetchPage({ offset }));
   }
 
+  // One TracingChannel trace per call (business-payments:request) when someone listens: from
+  // the input checks to the final response, and through reading the body when the caller
+  // asked for data before the response came (then a ResponseValidationError is traced too).
+  #traced<S extends z.ZodMiniType>(spec: RequestSpec<S>, options: RequestOptions = {}, wants?: { data?: boolean }) {
+    const tracing = tracingChannel('business-payments:request');
+    if (!listened(tracing)) return this.#call(spec, options);
+    // The key is made here, not in #call, so the trace has it from its start.
+    const idempotencyKey = options.idempotencyKey ?? (sendsKey(modeOf(spec)) ? crypto.randomUUID() : undefined);
+    if (idempotencyKey !== undefined) options = { ...options, idempotencyKey };
+    const trace: RequestTrace = {
+      operation: spec.operation,
+      method: spec.method,
+      route: spec.path,
+      environment: this.#options.environment,
+      idempotencyKey,
+      attempt: 0,
+    };
+    const run = async () => {
+      const sent = await this.#call(spec, options, trace);
+      trace.status = sent.response.status;
+      trace.requestId = requestIdOf(sent.response.headers);
+      if (wants?.data) await sent.parse();
+      return sent;
+    };
+    return traced(tracing, trace, run, (context, error) => {
+      const { name, attempts, status, requestId } = error as APIError;
+      Object.assign(context, { errorClass: name, attempt: attempts ?? context.attempt, status, requestId });
+    });
+  }
+
   // The pipeline, top to bottom: check inputs, sign the first attempt, send through ky
   // (which re-signs each retry in a hook, retries under the payment policy and times out),
   // then read and validate the body when data is asked for. Every failure leaves through
   // callError, stamped with the Idempotency-Key and the attempt count.
-  async #call<S extends z.ZodMiniType>(spec: RequestSpec<S>, options: RequestOptions = {}): Promise<SentRequest<z.output<S>>> {
+  async #call<S extends z.ZodMiniType>(
+    spec: RequestSpec<S>,
+    options: RequestOptions,
+    trace?: RequestTrace,
+  ): Promise<SentRequest<z.output<S>>> {
     const o = this.#options;
-    const mode = spec.retry ?? (spec.method === 'GET' ? 'safe' : 'create');
+    const mode = modeOf(spec);
     const call: CallInfo = {
       operation: spec.operation,
       origin: this.#baseUrl.origin,
@@ -170,11 +227,14 @@ export class PaymentsClient {
       idempotencyKey: options.idempotencyKey ?? (sendsKey(mode) ? crypto.randomUUID() : undefined),
       attempts: 0,
       hint: spec.failureHint,
+      started: Date.now(),
+      trace,
     };
     let sent: ResponsePromise;
     let response: Response;
     try {
       const { path, params } = validateInputs(spec.operation, spec, o.environment, options);
+      call.fetchOptions = checkFetchOptions(options.fetchOptions, 'options.fetchOptions');
       call.pathWithQuery = pathWithQuery(this.#baseUrl, spec, path, params);
       const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;
       const signer = new AttemptSigner(o.apiSecret, spec.method, call.pathWithQuery, body);
@@ -205,21 +265,32 @@ export class PaymentsClient {
     } catch (cause) {
       throw this.#failed(cause, call);
     }
-    const parse = async () => {
-      if (response.bodyUsed)
-        throw new PaymentsError(`${spec.operation}: the body was already read through asResponse(); use withResponse() for both.`);
-      const context = { operation: spec.operation, serverMayHaveActed: mode !== 'safe', emptyBodyOk: spec.emptyBodyOk };
-      // Bounded (maxResponseBytes after decompression, JSON depth) and under ky's attempt timeout.
-      const text = await readBody(sent, response, options.maxResponseBytes ?? o.maxResponseBytes, context).catch((cause: unknown) =>
-        Promise.reject(this.#failed(cause, call, true)),
-      );
-      try {
-        return decodeResponse(spec.response, text, response, context);
-      } catch (cause) {
-        throw this.#failed(cause, call);
-      }
-    };
+    let parsed: Promise<z.output<S>> | undefined;
+    // Once: a traced call may read the body before the APIPromise asks for it.
+    const parse = () => (parsed ??= this.#read(spec, options, call, sent, response));
     return { response, parse };
+  }
+
+  /** Reads, bounds and validates a 2xx body; every failure leaves as an SDK error. */
+  async #read<S extends z.ZodMiniType>(
+    spec: RequestSpec<S>,
+    options: RequestOptions,
+    call: CallInfo,
+    sent: ResponsePromise,
+    response: Response,
+  ): Promise<z.output<S>> {
+    if (response.bodyUsed)
+      throw new PaymentsError(`${spec.operation}: the body was already read through asResponse(); use withResponse() for both.`);
+    const context = { operation: spec.operation, serverMayHaveActed: modeOf(spec) !== 'safe', emptyBodyOk: spec.emptyBodyOk };
+    // Bounded (maxResponseBytes after decompression, JSON depth) and under ky's attempt timeout.
+    const text = await readBody(sent, response, options.maxResponseBytes ?? this.#options.maxResponseBytes, context).catch(
+      (cause: unknown) => Promise.reject(this.#failed(cause, call, true)),
+    );
+    try {
+      return decodeResponse(spec.response, text, response, context);
+    } catch (cause) {
+      throw this.#failed(cause, call);
+    }
   }
 
   /** ky's beforeRequest hook: the SDK's headers and the first attempt's signature. */
@@ -248,9 +319,16 @@ export class PaymentsClient {
     signer: AttemptSigner,
     params: unknown,
   ): Promise<void> {
-    if (this.#logs('warn')) {
-      // A throwaway mapping for the log line only: its message is what the caller would see.
-      this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${callError(state.error, { ...call }).message}); retrying`);
+    const retry = channel('business-payments:request:retry');
+    if (this.#logs('warn') || (call.trace && retry?.hasSubscribers)) {
+      // A throwaway mapping for the log line and the trace only: what the caller would see.
+      const failure = callError(state.error, { ...call });
+      this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${failure.message}); retrying`);
+      if (call.trace) {
+        const { name, status, requestId } = failure as APIError;
+        Object.assign(call.trace, { attempt: call.attempts + 1, errorClass: name, status, requestId });
+        retry!.publish(call.trace);
+      }
     }
     const signed = await signer.sign({});
     for (const [name, value] of Object.entries(signed)) state.request.headers.set(name, value);
@@ -278,7 +356,11 @@ export class PaymentsClient {
     if (typeof fetchImpl !== 'function') throw new ConfigurationError('No fetch is available in this runtime: pass options.fetch.');
     // An already aborted signal: fetch rejects without sending, so it is not an attempt.
     if (!input.signal?.aborted) call.attempts++;
+    if (call.trace) call.trace.attempt = call.attempts;
     const started = Date.now();
+    // The caller's fetchOptions (a proxy dispatcher…), the call's over the client's.
+    const { fetchOptions } = this.#options;
+    if (fetchOptions ?? call.fetchOptions) init = { ...init, ...fetchOptions, ...call.fetchOptions } as RequestInit;
     // async: a fetch that throws synchronously becomes a rejection, so ky clears its timer.
     const response = await fetchImpl(input, init);
     if (this.#logs('info')) {
@@ -290,6 +372,7 @@ export class PaymentsClient {
   #headers(options: RequestOptions, idempotencyKey: string | undefined): Record<string, string> {
     const o = this.#options;
     const headers: Record<string, string> = {
+      ...USER_AGENT,
       ...o.defaultHeaders,
       ...options.headers,
       'Content-Type': 'application/json',
@@ -332,6 +415,32 @@ export class PaymentsClient {
   }
 }
 
+// `business-payments/<version> <runtime>/<version>`, where a client may set User-Agent
+// (browsers keep their own). Deno and Bun also have process.versions.node: asked first.
+const USER_AGENT = ((): Record<string, string> => {
+  const g = globalThis as {
+    Deno?: { version?: { deno?: string } };
+    Bun?: { version?: string };
+    EdgeRuntime?: unknown;
+    navigator?: { userAgent?: string };
+    process?: { versions?: { node?: string } };
+    document?: unknown;
+  };
+  if (g.document !== undefined) return {};
+  const runtime = g.Deno?.version?.deno
+    ? `deno/${g.Deno.version.deno}`
+    : g.Bun?.version
+      ? `bun/${g.Bun.version}`
+      : g.EdgeRuntime !== undefined
+        ? 'edge-runtime'
+        : g.navigator?.userAgent === 'Cloudflare-Workers'
+          ? 'workerd'
+          : g.process?.versions?.node
+            ? `node/${g.process.versions.node}`
+            : 'unknown';
+  return { 'User-Agent': `business-payments/${VERSION} ${runtime}` };
+})();
+
 /** Signs attempts of one request: `<ts>.<METHOD>.<path_with_query>.<raw_body>`, afresh each time. */
 class AttemptSigner {
   readonly #secret: string;
@@ -369,6 +478,9 @@ function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record
   const query = spec.method === 'GET' && (params || spec.query) ? toQuery({ ...(params as object), ...spec.query }) : '';
   return query ? `${out}?${query}` : out;
 }
+
+/** The retry mode of a route: its own, else `safe` for GET and `create` for POST. */
+const modeOf = (spec: RequestSpec<z.ZodMiniType>): RetryMode => spec.retry ?? (spec.method === 'GET' ? 'safe' : 'create');
 
 // Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
 const ROUTES = new Map<string, string[]>();

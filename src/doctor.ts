@@ -256,8 +256,16 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
     return {
       name,
       status: 'fail',
-      detail: 'webhookUrl given without webhookSecret',
+      detail: 'webhookSecret is not set (webhookUrl is)',
       fix: 'Pass the webhook signing secret your endpoint verifies with.',
+    };
+  // The rule of every secret: surrounding whitespace is refused, never trimmed.
+  if (options.webhookSecret !== options.webhookSecret.trim())
+    return {
+      name,
+      status: 'fail',
+      detail: 'webhookSecret has leading or trailing whitespace (a copy-paste slip?)',
+      fix: 'Remove it: the service signs with the secret exactly as its dashboard shows it.',
     };
   const timeout = options.webhookTimeout ?? 10_000;
   const event = testEvent(environment, (options.now ?? Date.now)());

@@ -1,3 +1,9 @@
+/**
+ * `postgresStore(client)`: the fulfillment store on your Postgres (pg Pool or Client, Neon,
+ * PGlite); what `onPaid` writes through `ctx.db` commits with the claim.
+ *
+ * @module business-payments/fulfillment/postgres
+ */
 // Entry of `business-payments/fulfillment/postgres`: the fulfillment store on the merchant's
 // Postgres, through their own client (pg Pool or Client, Neon's Pool, PGlite). Its own entry,
 // so that an app on Redis (or memory) never ships it; it imports no driver, no ky and no Node

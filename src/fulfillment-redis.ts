@@ -1,3 +1,8 @@
+/**
+ * `redisStore(client)`: the fulfillment store on your Redis (node-redis or ioredis).
+ *
+ * @module business-payments/fulfillment/redis
+ */
 // Entry of `business-payments/fulfillment/redis`: the fulfillment store on the merchant's
 // Redis, through their node-redis or ioredis client. Its own entry, so that an app on
 // Postgres (or memory) never ships it; it imports no client library and nothing else.

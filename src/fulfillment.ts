@@ -1,3 +1,9 @@
+/**
+ * `createFulfillment` and `memoryStore`: each paid order fulfilled exactly once, whichever of
+ * the webhook, the return page or the `reconcile` sweep reports it first.
+ *
+ * @module business-payments/fulfillment
+ */
 // Entry of `business-payments/fulfillment`: each paid order fulfilled exactly once. It loads
 // in serverless handlers, so it must not import ky or the client (the client is passed in).
 export {
@@ -5,6 +11,8 @@ export {
   type Fulfillment,
   type FulfillmentClient,
   type FulfillmentContext,
+  type FulfillmentTrace,
+  type Handler as FulfillmentHandler,
   type FulfillmentOptions,
   type FulfilledTransaction,
   type ReconcileOptions,

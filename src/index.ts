@@ -1,3 +1,9 @@
+/**
+ * The client: `PaymentsClient`, its error classes, every param and result type with its zod
+ * schema, `signRequest`, and `verifyWebhook` re-exported from `business-payments/webhooks`.
+ *
+ * @module business-payments
+ */
 // Public surface of `business-payments`: re-exports only.
 export { PaymentsClient } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
@@ -23,7 +29,8 @@ export {
 } from './core/error.js';
 export { signRequest, type SignRequestInput } from './internal/signing.js';
 export type { Schema } from './internal/fields.js';
-export type { ClientOptions, RequestOptions, Environment, Logger, LogLevel } from './internal/options.js';
+export type { ClientOptions, RequestOptions, FetchOptions, Environment, Logger, LogLevel } from './internal/options.js';
+export type { RequestTrace } from './internal/trace.js';
 export * from './resources/payments.js';
 export * from './resources/payouts.js';
 export * from './resources/balance.js';

@@ -1,3 +1,9 @@
+/**
+ * For your tests: `createMockService` (the simulated service, in memory or as a local HTTP
+ * server), `signWebhook` (signed test deliveries) and the fixed test values.
+ *
+ * @module business-payments/testing
+ */
 // Entry of `business-payments/testing`: tools for merchants' own tests.
 export { signWebhook, type SignWebhookOptions, type SignedWebhook } from './testing/sign-webhook.js';
 export { createMockService } from './testing/mock-service/service.js';

@@ -1,3 +1,9 @@
+/**
+ * Webhook verification on its own: `verifyWebhook`, `verifyWebhookSignature`,
+ * `WebhookVerificationError` and the event types. Loads neither the HTTP client nor zod.
+ *
+ * @module business-payments/webhooks
+ */
 // Entry of `business-payments/webhooks`: what a serverless function loads cold to check a
 // delivery. It must not import ky or the client.
 export {

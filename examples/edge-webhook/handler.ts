@@ -87,7 +87,8 @@ export function createWorker({ orders, store = memoryStore(), client }: WorkerOp
         waitUntil: ctx ? (promise) => ctx.waitUntil(promise) : undefined,
       });
       // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered
-      // again). A configuration error (secret unset or padded) throws: a 500, the service retries.
+      // again). A secret unset or padded makes createFulfillment above throw ConfigurationError:
+      // a 500, the service retries.
       return fulfillment.handleWebhook(request);
     },
   };
@@ -119,7 +120,7 @@ function clientFrom(vars: Env): PaymentsClient {
 }
 
 function secrets(vars: Env): string[] {
-  // An empty array makes the verifier throw ConfigurationError ("webhook secret missing").
+  // An empty array makes createFulfillment throw ConfigurationError ("webhook secret is not set").
   return [vars.BUSINESS_PAYMENTS_WEBHOOK_SECRET, vars.BUSINESS_PAYMENTS_WEBHOOK_SECRET_PREVIOUS].filter(
     (s): s is string => s !== undefined,
   );

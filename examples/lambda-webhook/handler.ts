@@ -79,7 +79,8 @@ export function createHandler({ environment, secret, client, orders, store }: Ha
     const raw = event.body ?? '';
     const payload = event.isBase64Encoded ? Buffer.from(raw, 'base64') : raw;
     // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered
-    // again). A configuration error (secret unset) throws: Lambda answers 500, the service retries.
+    // again). A secret unset or padded is refused by createFulfillment above, when the handler
+    // is made (the deployed one: at an instance's first invocation, a 500 the service retries).
     const { status, body } = await fulfillment.handleWebhook({ payload, headers: event.headers });
     return { statusCode: status, headers: { 'content-type': 'application/json' }, body };
   };

@@ -112,7 +112,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions) {
 
   return (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
-      // ConfigurationError (a missing or padded secret) and the like: a 500, the service retries.
+      // Anything the kit throws instead of answering: a 500, the service retries. (A missing or
+      // padded secret never gets here: createFulfillment refuses it when the handler is made.)
       console.error('webhook handler failed:', error);
       if (!res.headersSent) send(res, 500, '{"error":"internal_error"}');
       else res.end();

@@ -7,7 +7,7 @@ export interface CliIo {
   /** Ends long-running commands (`sandbox`); the bin aborts it on SIGINT/SIGTERM. */
   signal?: AbortSignal;
   /** Environment variables. Default `process.env`. */
-  env?: Record<string, string | undefined>;
+  env?: Env;
   /** Base of relative file paths. Default `process.cwd()`. */
   cwd?: string;
 }
@@ -64,14 +64,35 @@ function joinNegativeValues(args: string[], options: ParseArgsOptionsConfig): st
   return out;
 }
 
+/** Environment variables as a command reads them ({@link CliIo.env}). */
+export type Env = Record<string, string | undefined>;
+
 /**
- * A secret as every command takes it: non-empty and without surrounding whitespace (a
- * padded copy-paste would sign or verify with another key than the service's).
+ * A credential (a secret or a key) as every command takes it: the flag's value, else the
+ * first of the environment variables `vars` that is set (an empty one counts as unset).
+ * The library's rule for every secret: leading or trailing whitespace (a whitespace-only
+ * value included) is refused, never trimmed, naming where the value came from: the flag,
+ * or the variable. The value itself is never printed. `undefined` when neither is set.
  */
-export function secret(value: string | undefined, name = 'secret'): string {
-  const given = required(value, name);
-  if (given !== given.trim()) throw new UsageError(`--${name} has leading or trailing whitespace (a copy-paste slip?): trim it`);
-  return given;
+export function credential(flag: string | undefined, name: string, env: Env, vars: readonly string[] = []): string | undefined {
+  const from = flag === undefined ? vars.find((variable) => env[variable]) : undefined;
+  const value = from === undefined ? flag : env[from];
+  if (value !== undefined && value !== value.trim()) {
+    throw new UsageError(`${from ?? `--${name}`} has leading or trailing whitespace (a copy-paste slip?): remove it`);
+  }
+  return value || undefined;
+}
+
+/** A required {@link credential}: when neither the flag nor a variable is set, "is not set" names them all. */
+export function secret(flag: string | undefined, name: string, env: Env, vars: readonly string[] = []): string {
+  const value = credential(flag, name, env, vars);
+  if (value === undefined) throw new UsageError(`--${name} is not set: pass it${vars.length ? ` or set ${vars.join(' or ')}` : ''}`);
+  return value;
+}
+
+/** A setting (not a credential) from the environment, trimmed as the library trims it; blank reads as unset. */
+export function setting(env: Env, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
 }
 
 /** The value of a required string option, or a `UsageError` naming it. */
@@ -114,24 +135,38 @@ export const CLIENT_OPTIONS_USAGE = `  --environment E     sandbox or production
   --api-key K         (default: env BUSINESS_PAYMENTS_API_KEY)
   --api-secret S      (default: env BUSINESS_PAYMENTS_API_SECRET)`;
 
-/** The options of {@link CLIENT_OPTIONS}, each defaulting to its `BUSINESS_PAYMENTS_*` variable. */
+/**
+ * The options of {@link CLIENT_OPTIONS}, each defaulting to its `BUSINESS_PAYMENTS_*` variable.
+ * The credentials follow the rule of {@link credential}, so an error names the flag or the
+ * variable the value came from; with `required`, a missing one is a `UsageError` too
+ * (`reconcile`), else it is left to the client's configuration check (`doctor` lists it).
+ */
 export function clientOptions(
   values: { environment?: string; 'base-url'?: string; 'merchant-key'?: string; 'api-key'?: string; 'api-secret'?: string },
-  env: Record<string, string | undefined>,
+  env: Env,
+  required = false,
 ) {
+  const take = required ? secret : credential;
   return {
-    environment: environment(values.environment ?? env.BUSINESS_PAYMENTS_ENVIRONMENT) ?? 'sandbox',
-    baseUrl: values['base-url'] ?? env.BUSINESS_PAYMENTS_BASE_URL,
-    merchantKey: values['merchant-key'] ?? env.BUSINESS_PAYMENTS_MERCHANT_KEY,
-    apiKey: values['api-key'] ?? env.BUSINESS_PAYMENTS_API_KEY,
-    apiSecret: values['api-secret'] ?? env.BUSINESS_PAYMENTS_API_SECRET,
+    environment: environmentOption(values.environment, env) ?? 'sandbox',
+    baseUrl: values['base-url'] ?? setting(env, 'BUSINESS_PAYMENTS_BASE_URL'),
+    merchantKey: take(values['merchant-key'], 'merchant-key', env, ['BUSINESS_PAYMENTS_MERCHANT_KEY']),
+    apiKey: take(values['api-key'], 'api-key', env, ['BUSINESS_PAYMENTS_API_KEY']),
+    apiSecret: take(values['api-secret'], 'api-secret', env, ['BUSINESS_PAYMENTS_API_SECRET']),
   };
 }
 
-/** Parses `sandbox` / `production`. */
-export function environment(value: string | undefined): 'sandbox' | 'production' | undefined {
+/** Parses `sandbox` / `production`; an error names `source`, the flag or the variable it came from. */
+export function environment(value: string | undefined, source = '--environment'): 'sandbox' | 'production' | undefined {
   if (value === undefined || value === 'sandbox' || value === 'production') return value;
-  throw new UsageError(`--environment must be sandbox or production, got '${value}'`);
+  throw new UsageError(`${source} must be sandbox or production, got '${value}'`);
+}
+
+/** `--environment`, else env `BUSINESS_PAYMENTS_ENVIRONMENT`, parsed. */
+export function environmentOption(flag: string | undefined, env: Env): 'sandbox' | 'production' | undefined {
+  return flag === undefined
+    ? environment(setting(env, 'BUSINESS_PAYMENTS_ENVIRONMENT'), 'BUSINESS_PAYMENTS_ENVIRONMENT')
+    : environment(flag);
 }
 
 /** Prints a command's `--help` text on stdout. */

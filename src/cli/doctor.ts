@@ -3,15 +3,15 @@ import {
   CLIENT_OPTIONS,
   CLIENT_OPTIONS_USAGE,
   clientOptions,
+  credential,
   EXIT_FAILURE,
   EXIT_OK,
   parseCommandArgs,
   printHelp,
-  secret as secretOption,
   type CliIo,
   type Command,
 } from './args.js';
-import { webhookSecretFromEnv } from './trigger.js';
+import { webhookSecretVars } from './trigger.js';
 
 const usage = `Usage: business-payments doctor [options]
 
@@ -50,12 +50,13 @@ export const doctor: Command = {
     });
     if (values.help) return printHelp(io, usage);
     const env = io.env ?? process.env;
+    // Credentials with surrounding whitespace are usage errors naming the flag or the variable;
+    // missing ones are left to the checklist's configuration check.
     const client = clientOptions(values, env);
-    const webhookSecret = values['webhook-secret'] ?? webhookSecretFromEnv(env, client.environment);
     const diagnosis = await diagnose({
       ...client,
       webhookUrl: values['webhook-url'],
-      webhookSecret: webhookSecret === undefined ? undefined : secretOption(webhookSecret, 'webhook-secret'),
+      webhookSecret: credential(values['webhook-secret'], 'webhook-secret', env, webhookSecretVars(client.environment)),
       confirmProduction: values.yes,
     });
     if (values.json) {

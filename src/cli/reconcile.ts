@@ -120,7 +120,7 @@ async function chooseSweep(
       mode: 'fulfillment',
     };
   }
-  const client = dryRunClient(clientOptions(values, io.env ?? process.env));
+  const client = dryRunClient(clientOptions(values, io.env ?? process.env, true));
   return {
     sweep: (window) => dryRun(client, window),
     title: `Dry run (no --fulfillment) on ${client.environment} at ${client.baseUrl}: verify only; no store, no handler ran, nothing recorded.`,

@@ -1,6 +1,7 @@
 import { signRequest } from '../index.js';
 import {
-  environment,
+  credential,
+  environmentOption,
   EXIT_OK,
   parseCommandArgs,
   printHelp,
@@ -59,17 +60,18 @@ export const sign: Command = {
     const path = required(values.path, 'path');
     if (!path.startsWith('/')) throw new UsageError(`--path must start with / (the path as sent, without the host), got '${path}'`);
     const vars = io.env ?? process.env;
-    const secret = secretOption(values.secret ?? vars.BUSINESS_PAYMENTS_API_SECRET);
+    const secret = secretOption(values.secret, 'secret', vars, ['BUSINESS_PAYMENTS_API_SECRET']);
     // The keys come from the environment as the secret does, so the printed curl authenticates.
-    values['merchant-key'] ??= vars.BUSINESS_PAYMENTS_MERCHANT_KEY || undefined;
-    values['api-key'] ??= vars.BUSINESS_PAYMENTS_API_KEY || undefined;
-    values.environment ??= vars.BUSINESS_PAYMENTS_ENVIRONMENT || undefined;
+    const keys = { 'merchant-key': 'BUSINESS_PAYMENTS_MERCHANT_KEY', 'api-key': 'BUSINESS_PAYMENTS_API_KEY' } as const;
+    for (const [name, variable] of Object.entries(keys) as Array<[keyof typeof keys, string]>) {
+      const value = credential(values[name], name, vars, [variable]);
+      // Printed as a header line: a line break inside would start another header.
+      if (/[\r\n]/.test(value ?? '')) throw new UsageError(`${values[name] === undefined ? variable : `--${name}`} must be one line`);
+      values[name] = value;
+    }
     const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
     if (!/^\d{1,15}$/.test(timestamp)) throw new UsageError(`--timestamp must be unix seconds, got '${timestamp}'`);
-    const env = environment(values.environment);
-    for (const name of ['merchant-key', 'api-key'] as const) {
-      if (/[\r\n]/.test(values[name] ?? '')) throw new UsageError(`--${name} must be one line`);
-    }
+    const env = environmentOption(values.environment, vars);
     const body = values.body ?? '';
 
     const signature = await signRequest({ secret, timestamp, method, pathWithQuery: path, body });

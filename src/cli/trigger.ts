@@ -64,7 +64,7 @@ export const trigger: Command = {
     if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
     const url = parseUrl(required(values.url, 'url'));
     const env = environment(values.environment) ?? 'sandbox';
-    const secret = secretOption(values.secret ?? webhookSecretFromEnv(io.env ?? process.env, env));
+    const secret = secretOption(values.secret, 'secret', io.env ?? process.env, webhookSecretVars(env));
     const brand = values.brand ?? 'Service';
     if (!/^[A-Za-z0-9-]+$/.test(brand)) throw new UsageError(`--brand must be letters, digits or -, got '${brand}'`);
     const timestamp = values.timestamp === undefined ? undefined : integer(values.timestamp, 'timestamp', 0, 10 ** 12);
@@ -94,13 +94,13 @@ export const trigger: Command = {
 };
 
 /**
- * The default webhook secret for `environment`: env `BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX`
- * or `_PRODUCTION` when set (sandbox and production deliveries are signed with different
- * secrets), else `BUSINESS_PAYMENTS_WEBHOOK_SECRET`.
+ * Where the default webhook secret for `environment` comes from, first set first: env
+ * `BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX` or `_PRODUCTION` (sandbox and production
+ * deliveries are signed with different secrets), then `BUSINESS_PAYMENTS_WEBHOOK_SECRET`.
  */
-export function webhookSecretFromEnv(env: Record<string, string | undefined>, environment?: 'sandbox' | 'production'): string | undefined {
-  const own = environment === undefined ? undefined : env[`BUSINESS_PAYMENTS_WEBHOOK_SECRET_${environment.toUpperCase()}`];
-  return own || env.BUSINESS_PAYMENTS_WEBHOOK_SECRET;
+export function webhookSecretVars(environment?: 'sandbox' | 'production'): string[] {
+  const shared = 'BUSINESS_PAYMENTS_WEBHOOK_SECRET';
+  return environment === undefined ? [shared] : [`${shared}_${environment.toUpperCase()}`, shared];
 }
 
 function parseUrl(value: string): URL {

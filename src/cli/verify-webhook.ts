@@ -15,7 +15,7 @@ import {
   type CliIo,
   type Command,
 } from './args.js';
-import { webhookSecretFromEnv } from './trigger.js';
+import { webhookSecretVars } from './trigger.js';
 
 const usage = `Usage: business-payments verify-webhook --secret S --headers FILE --body FILE [options]
 
@@ -57,9 +57,8 @@ export const verifyWebhookCommand: Command = {
 
     const env = environment(values.environment);
     // Sandbox and production deliveries are signed with different secrets: --environment picks.
-    const fromEnv = webhookSecretFromEnv(io.env ?? process.env, env);
-    const secrets = (values.secret ?? (fromEnv ? [fromEnv] : [])).map((value) => secretOption(value));
-    if (secrets.length === 0) throw new UsageError('missing --secret');
+    const vars = webhookSecretVars(env);
+    const secrets = (values.secret ?? [undefined]).map((value) => secretOption(value, 'secret', io.env ?? process.env, vars));
     const headersPath = required(values.headers, 'headers');
     const bodyPath = required(values.body, 'body');
     const toleranceSeconds = values.tolerance === undefined ? undefined : integer(values.tolerance, 'tolerance', 1, 3600);

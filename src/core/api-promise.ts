@@ -1,9 +1,13 @@
+import { requestIdOf } from './error.js';
+
 /** A result together with the raw HTTP response it came from. */
 export interface WithResponse<T> {
   /** The parsed, validated result. */
   data: T;
   /** The final attempt's `Response` (its body has already been read). */
   response: Response;
+  /** The service's id for this request (`x-request-id`, `request-id` or `x-correlation-id`), when it sent one. */
+  requestId: string | undefined;
 }
 
 /** @internal What the pipeline hands an APIPromise: the response, and how to read its body. */
@@ -11,7 +15,7 @@ export interface SentRequest<T> {
   /** The final attempt's response, its body unread. */
   response: Response;
   /** Reads, parses and validates the body (once). */
-  parse(): Promise<T>;
+  parse: () => Promise<T>;
 }
 
 /**
@@ -38,13 +42,18 @@ export class APIPromise<T> extends Promise<T> {
   }
 
   readonly #sent: Promise<SentRequest<T>>;
+  readonly #wants: { data?: boolean } | undefined;
   #parsed: Promise<WithResponse<T>> | undefined;
   #data: Promise<T> | undefined;
 
-  /** @internal Users get instances from client methods. */
-  constructor(sent: Promise<SentRequest<T>>) {
+  /**
+   * @internal Users get instances from client methods. `wants.data` is set as soon as data
+   * is asked for, so a traced call can include reading the body.
+   */
+  constructor(sent: Promise<SentRequest<T>>, wants?: { data?: boolean }) {
     super((resolve) => resolve(undefined as T));
     this.#sent = sent;
+    this.#wants = wants;
   }
 
   /**
@@ -57,13 +66,18 @@ export class APIPromise<T> extends Promise<T> {
 
   /** Resolves to `{ data, response }` instead of the bare data. */
   withResponse(): Promise<WithResponse<T>> {
-    this.#parsed ??= this.#sent.then(async (sent) => ({ data: await this.#read(sent), response: sent.response }));
+    if (this.#wants) this.#wants.data = true;
+    this.#parsed ??= this.#sent.then(async ({ response, parse }) => ({
+      data: await this.#read(parse),
+      response,
+      requestId: requestIdOf(response.headers),
+    }));
     return this.#parsed;
   }
 
   // The body is read once, whichever of `then` and `withResponse` asks first.
-  #read(sent: SentRequest<T>): Promise<T> {
-    this.#data ??= sent.parse();
+  #read(parse: () => Promise<T>): Promise<T> {
+    this.#data ??= parse();
     return this.#data;
   }
 
@@ -71,7 +85,8 @@ export class APIPromise<T> extends Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#sent.then((sent) => this.#read(sent)).then(onfulfilled, onrejected);
+    if (this.#wants) this.#wants.data = true;
+    return this.#sent.then((sent) => this.#read(sent.parse)).then(onfulfilled, onrejected);
   }
 
   override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {

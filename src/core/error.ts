@@ -76,6 +76,8 @@ export class APIError extends PaymentsError {
   readonly body: unknown;
   /** Response headers. */
   readonly headers: Headers;
+  /** The service's id for this request (`x-request-id`, `request-id` or `x-correlation-id`), when it sent one: quote it to support. */
+  readonly requestId: string | undefined;
 
   constructor(init: APIErrorInit) {
     const fields = errorFields(init.body);
@@ -85,6 +87,7 @@ export class APIError extends PaymentsError {
     this.errors = fields.errors;
     this.body = init.body;
     this.headers = init.headers;
+    this.requestId = requestIdOf(init.headers);
   }
 
   /** Maps an HTTP status (and the body's label) to its error class: the one place that does. */
@@ -189,6 +192,8 @@ export class ResponseValidationError extends PaymentsError {
   readonly errors: Record<string, string[]> | undefined;
   /** True for calls that change state (creates, push): the server may have acted on this one. */
   readonly serverMayHaveActed: boolean;
+  /** The service's id for this request, when it sent one. */
+  readonly requestId: string | undefined;
 
   constructor(
     message: string,
@@ -200,7 +205,24 @@ export class ResponseValidationError extends PaymentsError {
     this.headers = init.headers;
     this.errors = init.errors;
     this.serverMayHaveActed = init.serverMayHaveActed;
+    this.requestId = requestIdOf(init.headers);
   }
+}
+
+// The spec names no request id header: these are the names services commonly use, read in
+// this order (openai-node reads x-request-id, stripe-node request-id).
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id'];
+
+/**
+ * @internal The request id a response carries: the first of `x-request-id`, `request-id` and
+ * `x-correlation-id` that is present and not blank; `undefined` when none is.
+ */
+export function requestIdOf(headers: Headers): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers.get(name)?.trim();
+    if (value) return value;
+  }
+  return undefined;
 }
 
 function errorFields(body: unknown): { label?: string; message?: string; errors?: Record<string, string[]> } {

@@ -4,12 +4,13 @@
 // merchant's PaymentsClient is passed in.
 import { ConfigurationError } from '../core/base-error.js';
 import type { PaymentRecord, VerifiedTransaction } from '../resources/payments.js';
-import { verifyWebhook } from '../webhooks/verify.js';
+import { checkSecrets, verifyWebhook } from '../webhooks/verify.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookHeaders } from '../webhooks/headers.js';
 import type { WebhookPayload } from '../webhooks/verify.js';
 import { memoryStore, type FulfillmentStore } from './store.js';
+import { listened, traced, tracingChannel } from '../internal/trace.js';
 
 /** What the kit needs of a `PaymentsClient` (pass the client itself). */
 export interface FulfillmentClient {
@@ -17,7 +18,9 @@ export interface FulfillmentClient {
   readonly environment: 'sandbox' | 'production';
   /** `verify` confirms each outcome; `list` is walked by `reconcile`. */
   readonly payments: {
+    /** `client.payments.verify`: confirms an outcome before any handler runs. */
     verify(trxId: string): PromiseLike<VerifiedTransaction>;
+    /** `client.payments.list`: walked by `reconcile`. */
     list(params?: { limit?: number }): AsyncIterable<PaymentRecord>;
   };
 }
@@ -41,13 +44,17 @@ export interface FulfillmentContext {
   event?: WebhookEvent | undefined;
 }
 
-type Handler<T> = (value: T, context: FulfillmentContext) => unknown;
+/** A handler of the kit: the verified transaction (or event) and its context; may be async. */
+export type Handler<T> = (value: T, context: FulfillmentContext) => unknown;
 
 /** Options of {@link createFulfillment}. */
 export interface FulfillmentOptions {
   /** Deliveries for the other environment are refused, and the client must be of this one. */
   environment: 'sandbox' | 'production';
-  /** The webhook signing secret (an array during rotation). */
+  /**
+   * The webhook signing secret (an array during rotation). Checked by `createFulfillment`:
+   * not set, or leading or trailing whitespace (never trimmed), is a `ConfigurationError`.
+   */
   secret: string | readonly string[];
   /** The `PaymentsClient` of that environment: it verifies every outcome before a handler runs. */
   client: FulfillmentClient;
@@ -124,6 +131,46 @@ export interface Fulfillment {
   reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
 }
 
+/**
+ * What the kit publishes on the TracingChannel `business-payments:fulfillment`: one trace
+ * per webhook delivery (`handleWebhook`), per `handleVerified` and per payment `reconcile`
+ * settles. Never a secret, a signature, a body or a customer's details.
+ */
+export interface FulfillmentTrace {
+  /** Which entry point: `handleWebhook`, `handleVerified` or `reconcile`. */
+  operation: 'handleWebhook' | 'handleVerified' | 'reconcile';
+  /** The kit's environment. */
+  environment: 'sandbox' | 'production';
+  /** The transaction settled, once known. */
+  trxId?: string | undefined;
+  /** The delivery's event type and id, once verified. */
+  eventType?: string | undefined;
+  /** The delivery's event id. */
+  eventId?: string | undefined;
+  /** What happened: `ran`, `done`, `busy` or `pending`. */
+  result?: SettleResult | undefined;
+  /** The HTTP status the delivery was answered with (`handleWebhook`). */
+  status?: number | undefined;
+  /** The class of the error a handler, verify or the store threw. */
+  errorClass?: string | undefined;
+}
+
+function checkClient(client: FulfillmentClient | undefined, environment: string): void {
+  if (client?.environment !== environment) {
+    throw new ConfigurationError(
+      `createFulfillment: the client is for ${String(client?.environment)}, the kit for ${environment}: pass the client of that environment.`,
+    );
+  }
+}
+
+// One trace around `work` when someone listens; `info` is filled in as the work goes.
+function trace<T>(info: FulfillmentTrace, work: () => Promise<T>): Promise<T> {
+  const tracing = tracingChannel('business-payments:fulfillment');
+  return listened(tracing) ? traced(tracing, info, work, (context, error) => (context.errorClass = errorClass(error))) : work();
+}
+
+const errorClass = (error: unknown): string => (error as Error | undefined)?.name ?? 'Error';
+
 const DEFAULT_LEASE_MS = 300_000;
 const DEFAULT_OLDER_THAN_MS = 600_000;
 const OUTCOMES: Record<string, string> = { success: 'paid', failed: 'failed' };
@@ -147,37 +194,41 @@ const ANSWERS: Record<SettleResult, number> = { ran: 200, done: 200, busy: 409, 
  * });
  * export const POST = (request: Request) => fulfillment.handleWebhook(request);
  * ```
+ * @throws {ConfigurationError} when the secret is not set or has leading or trailing whitespace,
+ * or the client is for the other environment.
  */
 export function createFulfillment(options: FulfillmentOptions): Fulfillment {
   const { environment, secret, client, onPaid, onFailed, onEvent } = options;
   const store = options.store ?? memoryStore();
   const lease = options.lease ?? DEFAULT_LEASE_MS;
-  if (client?.environment !== environment) {
-    throw new ConfigurationError(
-      `createFulfillment: the client is for ${String(client?.environment)}, the kit for ${environment}: pass the client of that environment.`,
-    );
-  }
+  checkKitSecret(secret);
+  checkClient(client, environment);
 
   const once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Omit<FulfillmentContext, 'db'>) =>
     claimAndRun(store, lease, key, outcome, handler, value, context);
 
-  const settle = (
+  const settle = async (
     tx: VerifiedTransaction,
     merchantRef: string | undefined,
     context: Omit<FulfillmentContext, 'db'>,
+    info: FulfillmentTrace,
   ): Promise<SettleResult> => {
+    info.trxId = tx.trx_id;
     const outcome = OUTCOMES[tx.status];
-    if (!outcome) return Promise.resolve('pending');
+    if (!outcome) return (info.result = 'pending');
     const value: FulfilledTransaction = merchantRef === undefined ? tx : { ...tx, merchant_ref: merchantRef };
-    return once(`payment:${tx.trx_id}`, outcome, outcome === 'paid' ? onPaid : onFailed, value, context);
+    return (info.result = await once(`payment:${tx.trx_id}`, outcome, outcome === 'paid' ? onPaid : onFailed, value, context));
   };
 
-  const fromEvent = async (event: WebhookEvent): Promise<SettleResult> => {
+  const fromEvent = async (event: WebhookEvent, info: FulfillmentTrace): Promise<SettleResult> => {
     const data = event.data as { trx_id?: unknown; merchant_ref?: unknown } | null | undefined;
+    info.eventType = String(event.type);
+    if (typeof event.id === 'string') info.eventId = event.id;
     if (String(event.type).startsWith('payment.') && typeof data?.trx_id === 'string') {
       const ref = typeof data.merchant_ref === 'string' ? data.merchant_ref : undefined;
+      info.trxId = data.trx_id;
       // Verified before any handler: the event says what happened, the service confirms it.
-      return settle(await client.payments.verify(data.trx_id), ref, { source: 'webhook', event });
+      return settle(await client.payments.verify(data.trx_id), ref, { source: 'webhook', event }, info);
     }
     if (!onEvent) return 'ran';
     // An event without an id cannot be de-duplicated: it runs each time it comes.
@@ -185,7 +236,15 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
     return once(`event:${event.id}`, 'handled', onEvent, event, { source: 'webhook', event });
   };
 
-  const answer = (payload: WebhookPayload, headers: WebhookHeaders) => answerDelivery({ payload, headers, secret, environment }, fromEvent);
+  const answer = (payload: WebhookPayload, headers: WebhookHeaders) => {
+    const info: FulfillmentTrace = { operation: 'handleWebhook', environment };
+    return trace(info, () => answerDelivery({ payload, headers, secret, environment }, (event) => fromEvent(event, info), info));
+  };
+  // handleVerified and reconcile: one traced settlement each.
+  const settleTraced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) => {
+    const info: FulfillmentTrace = { operation, environment };
+    return trace(info, () => settle(tx, ref, { source: operation === 'reconcile' ? 'reconcile' : 'verified' }, info));
+  };
 
   async function handleWebhook(input: Request | { payload: WebhookPayload; headers: WebhookHeaders }): Promise<Response | WebhookAnswer> {
     if (typeof (input as Request).clone !== 'function') {
@@ -201,9 +260,22 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
 
   return {
     handleWebhook: handleWebhook as Fulfillment['handleWebhook'],
-    handleVerified: (transaction, opts) => settle(transaction, opts?.merchantRef, { source: 'verified' }),
-    reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settle(tx, ref, { source: 'reconcile' })),
+    handleVerified: (transaction, opts) => settleTraced('handleVerified', transaction, opts?.merchantRef),
+    reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
   };
+}
+
+// The kit's secret, by the rule of every secret (`checkSecrets`), refused here rather than
+// at the first delivery, where it could only be a 500 to the service.
+function checkKitSecret(secret: unknown): void {
+  try {
+    checkSecrets(secret);
+  } catch (error) {
+    const { message } = error as Error;
+    throw new ConfigurationError(
+      `createFulfillment({ secret }): ${message}${/not set/.test(message) ? ' Pass the webhook signing secret, e.g. process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET.' : ''}`,
+    );
+  }
 }
 
 // The once-only core: claim the key, run the handler, record the outcome (or release the
@@ -235,25 +307,24 @@ async function claimAndRun<T>(
 async function answerDelivery(
   delivery: { payload: WebhookPayload; headers: WebhookHeaders; secret: string | readonly string[]; environment: 'sandbox' | 'production' },
   settle: (event: WebhookEvent) => Promise<SettleResult>,
+  info: FulfillmentTrace,
 ): Promise<WebhookAnswer> {
+  const answer = (status: number, body: unknown): WebhookAnswer => ((info.status = status), { status, body: JSON.stringify(body) });
   let event: WebhookEvent;
   try {
     event = await verifyWebhook(delivery);
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     // The spec: a bad signature (or timestamp) gets 401; a body that is not an event 400.
-    const status = /signature|timestamp/.test(error.reason) ? 401 : 400;
-    return { status, body: JSON.stringify({ error: error.reason, message: error.message }) };
+    return answer(/signature|timestamp/.test(error.reason) ? 401 : 400, { error: error.reason, message: error.message });
   }
   try {
     const result = await settle(event);
-    return { status: ANSWERS[result], body: JSON.stringify({ received: true, result }) };
+    return answer(ANSWERS[result], { received: true, result });
   } catch (error) {
+    info.errorClass = errorClass(error);
     // A 5xx makes the service deliver again, after the claim was released.
-    return {
-      status: 500,
-      body: JSON.stringify({ error: 'handler_failed', message: error instanceof Error ? error.message : String(error) }),
-    };
+    return answer(500, { error: 'handler_failed', message: error instanceof Error ? error.message : String(error) });
   }
 }
 

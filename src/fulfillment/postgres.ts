@@ -12,6 +12,7 @@ import type { ClaimResult, FulfillmentStore, StoreClaim } from './store.js';
  * `Pool` or `Client`, Neon's `Pool` (`@neondatabase/serverless`), PGlite.
  */
 export interface PostgresQueryable {
+  /** Runs one SQL statement with `$1…` values; resolves to its rows. */
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 

@@ -7,15 +7,21 @@ import type { ClaimResult, FulfillmentStore } from './store.js';
 
 /** A node-redis (4+) client or cluster: `createClient()`, `createCluster()`. */
 export interface NodeRedisClientLike {
+  /** Sends a raw command (`SET … NX PX`). */
   sendCommand(...args: never[]): unknown;
+  /** Runs a Lua script (compare-and-set on complete and release). */
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /** Reads a key. */
   get(key: string): Promise<unknown>;
 }
 
 /** An ioredis client or cluster: `new Redis()`, `new Cluster()`. */
 export interface IORedisClientLike {
+  /** Sends a raw command (`SET … NX PX`). */
   call(...args: never[]): unknown;
+  /** Runs a Lua script (compare-and-set on complete and release). */
   eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>;
+  /** Reads a key. */
   get(key: string): Promise<unknown>;
 }
 

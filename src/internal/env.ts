@@ -1,20 +1,28 @@
-// Reads environment variables on any runtime: Node/Bun expose process.env, Deno may throw
-// without --allow-env, edge runtimes may have neither.
-export function readEnv(name: string): string | undefined {
+/**
+ * An environment variable on any runtime (Node/Bun expose process.env, Deno may throw
+ * without --allow-env, edge runtimes may have neither); an empty one reads as unset.
+ * Settings (BUSINESS_PAYMENTS_ENVIRONMENT, _BASE_URL, _LOG) are trimmed, so a blank one
+ * reads as unset. Credentials are read `exact`: surrounding whitespace, a whitespace-only
+ * value included, is refused by `credential()` naming the variable, never trimmed away
+ * (a padded secret would sign with another key than the service's).
+ */
+export function readEnv(name: string, exact?: boolean): string | undefined {
+  const g = globalThis as {
+    process?: { env?: Record<string, string | undefined> };
+    Deno?: { env?: { get(name: string): string | undefined } };
+  };
+  let value: string | undefined;
   try {
-    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
-    if (value !== undefined) return value.trim() === '' ? undefined : value.trim();
+    value = g.process?.env?.[name];
   } catch {
     // no env access here
   }
   try {
-    const deno = (globalThis as { Deno?: { env?: { get(name: string): string | undefined } } }).Deno;
-    const value = deno?.env?.get(name);
-    if (value !== undefined) return value.trim() === '' ? undefined : value.trim();
+    value ??= g.Deno?.env?.get(name);
   } catch {
     // Deno without --allow-env
   }
-  return undefined;
+  return (exact ? value : value?.trim()) || undefined;
 }
 
 /** True in a browser page (not a worker, not a server runtime with a `window` shim missing `document`). */

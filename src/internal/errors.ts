@@ -3,6 +3,8 @@
 import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PaymentsError } from '../core/error.js';
 import { parseErrorJson } from './read-body.js';
+import type { FetchOptions } from './options.js';
+import type { RequestTrace } from './trace.js';
 
 /** What the error mapping needs to know of one call. */
 export interface CallInfo {
@@ -22,6 +24,12 @@ export interface CallInfo {
   attempts: number;
   /** Words the route adds to its errors' messages (how to look a payout up). */
   hint?: ((error: PaymentsError) => string | undefined) | undefined;
+  /** When the call began (Date.now()), for the time a timeout took in all. */
+  started?: number;
+  /** This call's own fetchOptions (merged over the client's). */
+  fetchOptions?: FetchOptions | undefined;
+  /** The trace context, when someone listens on the request channel. */
+  trace?: RequestTrace | undefined;
 }
 
 const CLOCK_SKEW_LIMIT_S = 300;
@@ -41,14 +49,27 @@ export function callError(cause: unknown, call: CallInfo, reading = false): Paym
 }
 
 function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): PaymentsError {
-  const { operation, signal } = call;
+  const { operation, signal, attempts } = call;
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const took = call.started === undefined ? tries : `${tries}, ${((Date.now() - call.started) / 1000).toFixed(1)} s in all`;
+  // AbortSignal.timeout(ms) is the caller's overall budget: a timeout, and said to be that one.
+  if (signal?.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
+    return new APITimeoutError(`${operation} ran out of the overall time budget of its signal (${took}).`, { cause: signal.reason });
+  }
   if (signal?.aborted) return new APIUserAbortError(`${operation} was aborted.`, { cause: signal.reason });
   if (isHTTPError(cause)) return httpError(cause.response, cause.data, call);
   // ky's errors hold the Request, whose headers carry X-API-Key and X-Signature: error
   // trackers print causes, so keep only the underlying failure.
   const reason: unknown = isKyError(cause) ? cause.cause : cause;
   const where = reading ? ' while reading the response body' : '';
-  if (isTimeoutError(cause)) return new APITimeoutError(`${operation} timed out after ${call.timeout} ms${where}.`, { cause: reason });
+  if (isTimeoutError(cause)) {
+    // `timeout` is per attempt: say so, with the attempts and the time they took together.
+    return new APITimeoutError(
+      `${operation} timed out${where}: an attempt ran past the per-attempt timeout of ${call.timeout} ms (${took}). ` +
+        'For an overall limit, pass signal: AbortSignal.timeout(ms).',
+      { cause: reason },
+    );
+  }
   const what = reading ? 'the connection broke while reading the response body' : `could not reach ${call.origin}`;
   return new APIConnectionError(`${operation}: ${what} (${describeCause(reason)}).`, { cause: reason });
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/error.js';
+import { credential } from './credential.js';
 import { isBrowser, readEnv } from './env.js';
 import { MAX_TIMEOUT_MS, RESERVED_HEADERS } from './validate.js';
 
@@ -24,6 +25,14 @@ export interface Logger {
  * Options of `new PaymentsClient(options)`. Every credential defaults to its environment
  * variable, so `new PaymentsClient()` works in a configured deployment.
  *
+ * Credentials (`merchantKey`, `apiKey`, `apiSecret`), from the option or the variable, are
+ * used exactly as given: a value with leading or trailing whitespace (a trailing newline
+ * from a copied `.env` line or a secrets file) is refused at construction with a
+ * `ConfigurationError` naming where it came from (`apiSecret option` or
+ * `BUSINESS_PAYMENTS_API_SECRET`), never trimmed; a missing or empty one "is not set".
+ * The value itself is never in the message. Other variables (`BUSINESS_PAYMENTS_ENVIRONMENT`,
+ * `_BASE_URL`, `_LOG`) are trimmed, and a blank one counts as unset.
+ *
  * @example
  * ```ts
  * const client = new PaymentsClient({
@@ -38,11 +47,11 @@ export interface Logger {
 export interface ClientOptions {
   /** Default: env `BUSINESS_PAYMENTS_ENVIRONMENT`, else `sandbox`. */
   environment?: Environment | undefined;
-  /** Business id, sent as `X-Merchant-Key`. Default: env `BUSINESS_PAYMENTS_MERCHANT_KEY`. */
+  /** Business id, sent as `X-Merchant-Key`. Default: env `BUSINESS_PAYMENTS_MERCHANT_KEY`. Refused with surrounding whitespace (not trimmed). */
   merchantKey?: string | undefined;
-  /** API key of the environment, sent as `X-API-Key`. Default: env `BUSINESS_PAYMENTS_API_KEY`. */
+  /** API key of the environment, sent as `X-API-Key`. Default: env `BUSINESS_PAYMENTS_API_KEY`. Refused with surrounding whitespace (not trimmed). */
   apiKey?: string | undefined;
-  /** API secret of the environment: signs requests, never sent. Default: env `BUSINESS_PAYMENTS_API_SECRET`. */
+  /** API secret of the environment: signs requests, never sent. Default: env `BUSINESS_PAYMENTS_API_SECRET`. Refused with surrounding whitespace (not trimmed). */
   apiSecret?: string | undefined;
   /** Service address; routes (`/api/v1/...`) are appended. Default: env `BUSINESS_PAYMENTS_BASE_URL`. */
   baseUrl?: string | undefined;
@@ -56,6 +65,13 @@ export interface ClientOptions {
    * called as a plain function (workerd and browsers refuse any other `this`).
    */
   fetch?: typeof fetch | undefined;
+  /**
+   * Extra `fetch` init merged into every request this client sends: Node's `dispatcher`
+   * (an undici `ProxyAgent` for a proxy, or an `Agent` with TLS settings), Bun's `proxy`,
+   * Deno's `client` (`Deno.createHttpClient`), `keepalive`, `priority`… The SDK's own
+   * `method`, `headers`, `body`, `signal` and `redirect` cannot be set here.
+   */
+  fetchOptions?: FetchOptions | undefined;
   /** Allow use in a browser page. The API secret would be visible to every visitor: don't, unless it is an internal tool. */
   dangerouslyAllowBrowser?: boolean | undefined;
   /** Where attempt logs go. Default `console` once `logLevel` is not `off`. */
@@ -89,7 +105,26 @@ export interface RequestOptions {
   headers?: Record<string, string> | undefined;
   /** Largest response body this call reads, in bytes after decompression (see the client option). */
   maxResponseBytes?: number | undefined;
+  /** `fetch` init for this call, merged over the client's `fetchOptions`. */
+  fetchOptions?: FetchOptions | undefined;
 }
+
+/**
+ * `fetch` init the SDK passes through: anything the runtime's `fetch` takes besides what the
+ * SDK sets itself (`dispatcher` on Node, `proxy` on Bun, `client` on Deno, `keepalive`…).
+ */
+// `dispatcher` is left out of RequestInit: @types/node types it as its own undici-types
+// Dispatcher, which an `undici` package of another version does not always match.
+export type FetchOptions = Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal' | 'redirect' | 'dispatcher'> & {
+  /** Node (undici): the dispatcher, e.g. `new ProxyAgent('http://proxy:8080')` from the `undici` package. */
+  dispatcher?: unknown;
+  /** Bun: a proxy URL (`http://proxy:8080`), or `{ url, headers }` for a proxy that wants its own headers. */
+  proxy?: string | URL | { url: string | URL; headers?: Record<string, string> } | undefined;
+  /** Deno: an HTTP client from `Deno.createHttpClient({ proxy })`. */
+  client?: unknown;
+  /** Any other option your runtime's `fetch` takes. */
+  [option: string]: unknown;
+};
 
 /** The fully defaulted shape the client works with. */
 export interface ResolvedOptions {
@@ -102,6 +137,7 @@ export interface ResolvedOptions {
   maxRetries: number;
   /** The caller's fetch; undefined means the global one, looked up at call time. */
   fetch: typeof fetch | undefined;
+  fetchOptions: FetchOptions | undefined;
   logger: Logger;
   logLevel: LogLevel;
   defaultHeaders: Record<string, string>;
@@ -135,9 +171,9 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     );
   }
 
-  const merchantKey = credential('merchantKey', options.merchantKey, 'BUSINESS_PAYMENTS_MERCHANT_KEY', environment);
-  const apiKey = credential('apiKey', options.apiKey, 'BUSINESS_PAYMENTS_API_KEY', environment);
-  const apiSecret = credential('apiSecret', options.apiSecret, 'BUSINESS_PAYMENTS_API_SECRET', environment);
+  const merchantKey = clientCredential('merchantKey', options.merchantKey, 'BUSINESS_PAYMENTS_MERCHANT_KEY', environment);
+  const apiKey = clientCredential('apiKey', options.apiKey, 'BUSINESS_PAYMENTS_API_KEY', environment);
+  const apiSecret = clientCredential('apiSecret', options.apiSecret, 'BUSINESS_PAYMENTS_API_SECRET', environment);
   const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnv('BUSINESS_PAYMENTS_BASE_URL'), environment);
 
   const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG')?.toLowerCase() as LogLevel | undefined) ?? DEFAULTS.logLevel;
@@ -158,6 +194,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     timeout: checkCount('timeout', options.timeout ?? DEFAULTS.timeout, 1, MAX_TIMEOUT_MS),
     maxRetries: checkCount('maxRetries', options.maxRetries ?? DEFAULTS.maxRetries, 0),
     fetch: options.fetch,
+    fetchOptions: checkFetchOptions(options.fetchOptions),
     logger: options.logger ?? console,
     logLevel,
     defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
@@ -165,24 +202,19 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   };
 }
 
-function credential(name: string, given: string | undefined, envName: string, environment: Environment): string {
-  const value = given ?? readEnv(envName);
-  if (value === undefined || value === '') {
-    throw new ConfigurationError(`Missing ${name}: pass it to new PaymentsClient({ ${name} }) or set ${envName}.`);
-  }
-  if (typeof value !== 'string') throw new ConfigurationError(`${name} must be a string.`);
-  if (value !== value.trim()) {
-    throw new ConfigurationError(`${name} has leading or trailing whitespace (a copy-paste slip?): trim it.`);
-  }
+// A credential of the client: the option, else its variable (see `credential()` for the rule).
+function clientCredential(name: string, given: string | undefined, envName: string, environment: Environment): string {
+  const source = given == null ? envName : `${name} option`;
+  const value = credential(
+    given ?? readEnv(envName, true),
+    source,
+    `${name} is not set: pass new PaymentsClient({ ${name} }) or set ${envName}`,
+  );
   // Sandbox credentials carry test_, live ones live_ (or no prefix): a mix is always a mistake.
-  if (environment === 'sandbox' && value.startsWith('live_')) {
+  const [prefix, other] = environment === 'sandbox' ? ['live_', 'production'] : ['test_', 'sandbox'];
+  if (value.startsWith(prefix)) {
     throw new ConfigurationError(
-      `${name} is a live_ (production) credential but environment is 'sandbox': use your sandbox credentials, or set environment: 'production'.`,
-    );
-  }
-  if (environment === 'production' && value.startsWith('test_')) {
-    throw new ConfigurationError(
-      `${name} is a test_ (sandbox) credential but environment is 'production': use your production credentials, or set environment: 'sandbox'.`,
+      `${source} is a ${prefix} (${other}) credential but environment is '${environment}': use your ${environment} credentials, or set environment: '${other}'.`,
     );
   }
   return value;
@@ -193,7 +225,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 function resolveBaseUrl(value: string | undefined, environment: Environment): string {
   if (value === undefined || value === '') {
     throw new ConfigurationError(
-      'Missing baseUrl: pass new PaymentsClient({ baseUrl }) or set BUSINESS_PAYMENTS_BASE_URL (e.g. https://payments.example.com).',
+      'baseUrl is not set: pass new PaymentsClient({ baseUrl }) or set BUSINESS_PAYMENTS_BASE_URL (e.g. https://payments.example.com).',
     );
   }
   let url: URL;
@@ -222,6 +254,21 @@ function checkCount(name: string, value: number, min: number, max = Number.MAX_S
     throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max} (got ${String(value)}).`);
   }
   return value;
+}
+
+const SDK_INIT = ['method', 'headers', 'body', 'signal', 'redirect'];
+
+/** `fetchOptions` without the keys the SDK owns: a `ConfigurationError` names the one set. */
+export function checkFetchOptions(init: FetchOptions | undefined, where = 'fetchOptions'): FetchOptions | undefined {
+  if (init === undefined) return undefined;
+  if (typeof init !== 'object' || init === null) throw new ConfigurationError(`${where} must be an object of fetch options.`);
+  const owned = SDK_INIT.find((key) => init[key] !== undefined);
+  if (owned) {
+    throw new ConfigurationError(
+      `${where}.${owned} cannot be set: the SDK sets it on every request (use headers/defaultHeaders for headers, signal for aborting).`,
+    );
+  }
+  return init;
 }
 
 function checkDefaultHeaders(headers: Record<string, string> | undefined): Record<string, string> {

@@ -17,8 +17,9 @@ export type WebhookVerificationReason =
  */
 export class WebhookVerificationError extends PaymentsError {
   override name = 'WebhookVerificationError';
+  // Declared, set in the constructor: no separate field initialiser in this size-budgeted entry.
   /** The machine-readable reason. */
-  readonly reason: WebhookVerificationReason;
+  declare readonly reason: WebhookVerificationReason;
 
   constructor(reason: WebhookVerificationReason, message: string) {
     super(message);

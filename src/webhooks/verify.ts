@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/base-error.js';
+import { credential } from '../internal/credential.js';
 import { importHmacKey, loadNodeCrypto, nodeHmacSha256, type NodeCrypto } from '../internal/hmac.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookEvent } from './events.js';
@@ -13,7 +14,7 @@ export interface VerifyWebhookOptions {
   payload: WebhookPayload;
   /** Request headers: a Fetch `Headers` or a Node headers object (case-insensitive). */
   headers: WebhookHeaders;
-  /** The webhook signing secret; an array during rotation (any one may match). */
+  /** The webhook signing secret; an array during rotation (any one may match). Used as given: surrounding whitespace is refused. */
   secret: string | readonly string[];
   /** Allowed distance between the timestamp header and now, both ways, in seconds: more than 0, at most 3600. Default 300. */
   toleranceSeconds?: number | undefined;
@@ -57,9 +58,6 @@ export interface VerifiedWebhookSignature {
   unsignedEventHeader: string;
 }
 
-const HEX64 = /^[\da-f]{64}$/i;
-const RAW_BODY_HELP = 'Pass the raw body, not parsed JSON: express.raw({ type: "application/json" }), await request.text().';
-
 /**
  * Checks a webhook delivery's signature and timestamp without parsing the body: for
  * handlers that queue the raw body and answer 2xx at once. Cheap checks run first
@@ -68,10 +66,10 @@ const RAW_BODY_HELP = 'Pass the raw body, not parsed JSON: express.raw({ type: "
  * Resolves to the signed parts, and the unsigned event header named as such.
  *
  * @throws {WebhookVerificationError} with `.reason` when the delivery must not be trusted.
- * @throws {ConfigurationError} when the configuration is unusable: a secret that is empty or has surrounding
- * whitespace, a `toleranceSeconds` that is not a number more than 0 and at most 3600, a `now` that does not
- * return a finite number, an `environment` other than sandbox/production, or a `brand` that is not a
- * header-name part. Checked before anything else, whatever the delivery.
+ * @throws {ConfigurationError} when the configuration is unusable: a secret that is not set or has leading
+ * or trailing whitespace (refused, never trimmed), a `toleranceSeconds` that is not a number more than 0 and
+ * at most 3600, a `now` that does not return a finite number, an `environment` other than sandbox/production,
+ * or a `brand` that is not a header-name part. Checked before anything else, whatever the delivery.
  */
 export function verifyWebhookSignature(options: VerifyWebhookOptions): Promise<VerifiedWebhookSignature>;
 /** Same checks, on a Fetch `Request` (its body bytes are read from a clone: the request itself is not consumed). */
@@ -128,7 +126,13 @@ function settle<T>(
   map: (verified: Verified) => T,
 ): Promise<T> {
   try {
-    const verified = isRequest(input) ? fromRequest(input, secret, options).then(check) : check(input);
+    // Duck-typed: a Request from another realm or fetch implementation is not an instanceof
+    // this runtime's Request. (Something else with a clone() fails to give a body: invalid_payload.)
+    // Written in place, not as a helper: this entry is size-budgeted.
+    const verified =
+      typeof (input as Request | null)?.clone === 'function'
+        ? fromRequest(input as Request, secret, options).then(check)
+        : check(input as VerifyWebhookOptions);
     return verified instanceof Promise ? verified.then(map) : Promise.resolve(map(verified));
   } catch (error) {
     return Promise.reject(error);
@@ -170,11 +174,11 @@ function toEvent({ signed, unsignedEventHeader: header }: Verified): WebhookEven
   return event as WebhookEvent;
 }
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 // Where the spec says number, a server may send the decimal string of one ("25.00").
+// (Regular expressions used once are written in place: this entry is size-budgeted.)
 const readAmount = (money: unknown) => {
   const amount = money as { value?: unknown } | null | undefined;
-  if (typeof amount?.value === 'string' && DECIMAL.test(amount.value)) amount.value = +amount.value;
+  if (typeof amount?.value === 'string' && /^-?\d+(\.\d+)?$/.test(amount.value)) amount.value = +amount.value;
 };
 
 // The documented order: configuration, payload, headers, timestamp, environment (all
@@ -228,7 +232,7 @@ function rawBody(payload: unknown): string | Uint8Array {
   if (tag === '[object ArrayBuffer]') return new Uint8Array(payload as ArrayBuffer);
   throw new WebhookVerificationError(
     'invalid_payload',
-    `Payload is ${payload && typeof payload === 'object' ? 'a parsed object' : String(payload)}. ${RAW_BODY_HELP}`,
+    `Payload is ${payload && typeof payload === 'object' ? 'a parsed object' : String(payload)}. Pass the raw body, not parsed JSON: express.raw({ type: "application/json" }), await request.text().`,
   );
 }
 
@@ -323,24 +327,26 @@ function signatureCandidates(header: unknown): Uint8Array[] {
     if (hex.length !== 64) continue;
     // Buffer's native decoder stops at the first non-hex pair, so 32 bytes means valid hex.
     const B = (globalThis as { Buffer?: { from(s: string, e: 'hex'): Uint8Array } }).Buffer;
-    const bytes = B ? B.from(hex, 'hex') : HEX64.test(hex) ? Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)) : undefined;
+    const bytes = B
+      ? B.from(hex, 'hex')
+      : /^[\da-f]{64}$/i.test(hex)
+        ? Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16))
+        : undefined;
     if (bytes?.length === 32) out.push(bytes);
   }
   return out;
 }
 
-function checkSecrets(secret: string | readonly string[]): readonly string[] {
-  const secrets = typeof secret === 'string' ? [secret] : secret;
-  if (!Array.isArray(secrets) || !secrets.length || secrets.some((s) => typeof s !== 'string' || !s || s !== s.trim())) {
-    throw new ConfigurationError('Webhook secret must be a non-empty string (or array) without surrounding whitespace.');
-  }
-  return secrets as readonly string[];
-}
-
-// Duck-typed: a Request from another realm or fetch implementation is not an instanceof
-// this runtime's Request. (Something else with a clone() fails to give a body: invalid_payload.)
-function isRequest(input: unknown): input is Request {
-  return typeof (input as Request | null)?.clone === 'function';
+/**
+ * The webhook secret(s), each by the rule of every credential (see `credential()`): not
+ * set, or leading or trailing whitespace (never trimmed), is a `ConfigurationError`. Every
+ * verify call runs it first, and `createFulfillment` at construction. (No advice on where
+ * to set it here: this entry is size-budgeted, and its callers know where they took it from.)
+ */
+export function checkSecrets(secret: unknown): readonly string[] {
+  const list = Array.isArray(secret) ? (secret as unknown[]) : [secret];
+  for (const one of list.length ? list : [undefined]) credential(one, 'webhook secret', 'webhook secret is not set');
+  return list as string[];
 }
 
 async function fromRequest(

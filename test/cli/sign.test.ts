@@ -134,7 +134,7 @@ describe('sign', () => {
   test.each([
     [['--path', '/p', '--secret', 's'], /^business-payments sign: missing --method$/],
     [['--method', 'GET', '--secret', 's'], /missing --path$/],
-    [['--method', 'GET', '--path', '/p'], /missing --secret$/],
+    [['--method', 'GET', '--path', '/p'], /--secret is not set: pass it or set BUSINESS_PAYMENTS_API_SECRET$/],
     [['--method', 'GET', '--path', 'api/v1/balance', '--secret', 's'], /--path must start with \//],
     [['--method', 'GE T', '--path', '/p', '--secret', 's'], /--method must be an HTTP method/],
     [['--method', 'GET', '--path', '/p', '--secret', 's', '--timestamp', '2024-01-01'], /--timestamp must be unix seconds/],

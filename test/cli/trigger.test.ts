@@ -188,7 +188,10 @@ describe('trigger', () => {
   test.each([
     [['--url', 'http://x', '--secret', 's'], /missing <event-type>/],
     [['payment.completed', '--secret', 's'], /missing --url$/],
-    [['payment.completed', '--url', 'http://x'], /missing --secret$/],
+    [
+      ['payment.completed', '--url', 'http://x'],
+      /--secret is not set: pass it or set BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX or BUSINESS_PAYMENTS_WEBHOOK_SECRET$/,
+    ],
     [['payment.completed', 'payment.failed', '--url', 'http://x', '--secret', 's'], /one event type at a time/],
     [['payment completed', '--url', 'http://x', '--secret', 's'], /is not an event type/],
     [['payment.completed', '--url', 'localhost:3000/hook', '--secret', 's'], /--url must be http or https/],

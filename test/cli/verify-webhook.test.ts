@@ -156,7 +156,7 @@ describe('verify-webhook', () => {
   });
 
   test.each([
-    [[], /missing --secret$/],
+    [[], /--secret is not set: pass it or set BUSINESS_PAYMENTS_WEBHOOK_SECRET$/],
     [['--secret', 's', '--body', 'body.json'], /missing --headers$/],
     [['--secret', 's', '--headers', 'headers.txt'], /missing --body$/],
     [['--secret', 's', '--headers', 'nope.txt', '--body', 'body.json'], /cannot read --headers file 'nope.txt' \(ENOENT\)$/],

@@ -320,7 +320,7 @@ describe('maxResponseBytes', () => {
     closed.stall = false;
     const error = await rejection(client('stall', { timeout: 200 }).payments.create(createParams, { idempotencyKey: 'k-stall' }));
     expect(error).toBeInstanceOf(APITimeoutError);
-    expect(error.message).toContain('timed out after 200 ms while reading the response body');
+    expect(error.message).toContain('timed out while reading the response body: an attempt ran past the per-attempt timeout of 200 ms');
     expect(error).toMatchObject({ idempotencyKey: 'k-stall', attempts: 1 });
     await expect.poll(() => closed.stall).toBe(true);
   });

@@ -243,12 +243,31 @@ describe('environment variable defaults', () => {
     expect(seen!.headers['x-merchant-key']).toBe(CREDENTIALS.merchantKey);
   });
 
-  test('env values are trimmed; a blank env var counts as missing', () => {
-    stubAll({ BUSINESS_PAYMENTS_API_SECRET: '   ' });
+  test('credential env values are used as set: surrounding whitespace, or only whitespace, is refused naming the variable', () => {
     const { apiSecret: _dropped, ...rest } = valid;
-    expect(configError(rest).message).toContain('BUSINESS_PAYMENTS_API_SECRET');
-    stubAll({ BUSINESS_PAYMENTS_API_SECRET: ` ${CREDENTIALS.apiSecret}\n` });
-    expect(() => new PaymentsClient(rest)).not.toThrow();
+    for (const padded of ['   ', ` ${CREDENTIALS.apiSecret}\n`]) {
+      stubAll({ BUSINESS_PAYMENTS_API_SECRET: padded });
+      expect(configError(rest).message).toBe(
+        'BUSINESS_PAYMENTS_API_SECRET has leading or trailing whitespace (a copy-paste slip?): remove it.',
+      );
+    }
+    // An empty variable is not set.
+    stubAll({ BUSINESS_PAYMENTS_API_SECRET: '' });
+    expect(configError(rest).message).toMatch(/^apiSecret is not set: .*BUSINESS_PAYMENTS_API_SECRET\.$/);
+  });
+
+  test('setting env values (environment, base URL, log level) are trimmed; a blank one counts as unset', () => {
+    stubAll({
+      BUSINESS_PAYMENTS_ENVIRONMENT: ' sandbox\n',
+      BUSINESS_PAYMENTS_BASE_URL: ` ${BASE_URL}\n`,
+      BUSINESS_PAYMENTS_LOG: 'off\n',
+    });
+    const { environment: _e, baseUrl: _b, ...rest } = valid;
+    const client = new PaymentsClient(rest);
+    expect(client.environment).toBe('sandbox');
+    expect(client.baseUrl).toBe(BASE_URL);
+    stubAll({ BUSINESS_PAYMENTS_BASE_URL: '  ' });
+    expect(configError(rest).message).toMatch(/^baseUrl is not set: .*BUSINESS_PAYMENTS_BASE_URL/);
   });
 
   test('a bad env environment is a ConfigurationError naming the variable', () => {

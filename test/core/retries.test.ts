@@ -600,7 +600,7 @@ describe('timeouts (virtual time)', () => {
     // maxRetries 1: a retry was allowed, and still not made.
     const error = await rejection(client({ timeout: 50, maxRetries: 1 }).balance.retrieve());
     expect(error).toBeInstanceOf(APITimeoutError);
-    expect(error.message).toContain('timed out after 50 ms while reading the response body');
+    expect(error.message).toContain('timed out while reading the response body: an attempt ran past the per-attempt timeout of 50 ms');
     expect(attempts).toBe(1);
     expect(error.attempts).toBe(1);
   }, 2_000);

@@ -1,5 +1,6 @@
 // What every runtime of the matrix proves, with the packed tarball: a signed client call the
-// sandbox accepts (create, then verify, typed results), an API error mapped to its class, and
+// sandbox accepts (create, then verify, typed results), an API error mapped to its class, the
+// request id of a result and the trace of a call (where node:diagnostics_channel is), and
 // verifyWebhook accepting a good delivery and refusing a tampered one, and the fulfillment kit
 // settling a payment once and refusing a forged delivery. It takes the package's
 // modules as arguments (imported, required or bundled by the runtime's own wrapper) and never
@@ -60,6 +61,26 @@ export async function check(sdk, webhooks, input, fulfillment) {
       throw error;
     }
     throw new Error('a missing payment resolved');
+  });
+
+  await step('request id, and tracing where diagnostics_channel is', async () => {
+    const { requestId } = await client.balance.retrieve().withResponse();
+    if (!/^req_/.test(requestId ?? '')) throw new Error(`withResponse().requestId ${requestId}`);
+    const dc = globalThis.process?.getBuiltinModule?.('node:diagnostics_channel');
+    if (!dc) return `requestId ${requestId}; no diagnostics_channel: tracing skipped`;
+    const seen = [];
+    const keep = (message) => seen.push({ ...message });
+    dc.subscribe('tracing:business-payments:request:asyncEnd', keep);
+    try {
+      await client.balance.retrieve();
+    } finally {
+      dc.unsubscribe('tracing:business-payments:request:asyncEnd', keep);
+    }
+    const [traced] = seen;
+    if (seen.length !== 1 || traced.operation !== 'balance.retrieve' || traced.status !== 200 || !/^req_/.test(traced.requestId)) {
+      throw new Error(`traced ${JSON.stringify(seen)}`);
+    }
+    return `requestId ${requestId}; traced ${traced.operation} ${traced.status}`;
   });
 
   const { secret, body, headers } = input.webhook;

@@ -224,10 +224,20 @@ describe('mock service: routing and request bodies', () => {
     await call('GET', '/api/v1/balance?x=1');
     await call('GET', '/api/v1/nope');
     expect(mock.state.requests).toEqual([
-      { method: 'GET', path: '/api/v1/balance?x=1', status: 200, at: T0 },
-      { method: 'GET', path: '/api/v1/nope', status: 404, at: T0, reason: 'No route for GET /api/v1/nope.' },
+      { method: 'GET', path: '/api/v1/balance?x=1', status: 200, at: T0, requestId: 'req_000001' },
+      { method: 'GET', path: '/api/v1/nope', status: 404, at: T0, reason: 'No route for GET /api/v1/nope.', requestId: 'req_000002' },
     ]);
     expect(seen).toEqual(mock.state.requests);
+  });
+
+  it('answers every API request with an X-Request-Id of its own (exposed to browsers), the one it logs', async () => {
+    const { mock, call } = setup();
+    const first = await call('GET', '/api/v1/balance');
+    const second = await call('GET', '/api/v1/balance');
+    expect(first.headers.get('x-request-id')).toBe('req_000001');
+    expect(second.headers.get('x-request-id')).toBe('req_000002');
+    expect(first.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
+    expect(mock.state.requests.map((entry) => entry.requestId)).toEqual(['req_000001', 'req_000002']);
   });
 
   it('sends a Date header from its clock', async () => {

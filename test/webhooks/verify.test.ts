@@ -242,6 +242,7 @@ describe('entries', () => {
     expect(bare).toEqual(new Set());
     expect(files).toEqual([
       'core/base-error.ts',
+      'internal/credential.ts',
       'internal/hmac.ts',
       'webhooks.ts',
       'webhooks/errors.ts',

@@ -19,7 +19,7 @@ export const paymentsClient = (): PaymentsClient => (shared.shopClient ??= new P
 export function fulfillment(): Fulfillment {
   return (shared.shopFulfillment ??= createFulfillment({
     environment,
-    secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!, // unset: every delivery throws ConfigurationError (a 500)
+    secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!, // unset or padded: createFulfillment throws ConfigurationError (each delivery a 500)
     client: paymentsClient(),
     // memoryStore(): this process only (it says so once under NODE_ENV=production). Every
     // instance of a deployed app must share one store:

@@ -288,6 +288,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     }
   }
 
+  let requestCount = 0;
   async function handleWith(request: Request, via: HandleContext = {}): Promise<Response> {
     let response: Response;
     try {
@@ -310,9 +311,18 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       const url = new URL(request.url);
       path = url.pathname + url.search;
     }
-    if (path.includes('/api/')) allowCors(response);
+    // The spec names no request id header; this sandbox sends X-Request-Id, as many services do.
+    const requestId = `req_${(++requestCount).toString(36).padStart(6, '0')}`;
+    if (path.includes('/api/')) {
+      allowCors(response);
+      try {
+        response.headers.set('X-Request-Id', requestId);
+      } catch {
+        // immutable headers: leave them
+      }
+    }
     if (PAGE_VIEWS.has(response)) return response; // a console page view: not an API request
-    const entry: MockRequestLogEntry = { method: request.method.toUpperCase(), path, status: response.status, at };
+    const entry: MockRequestLogEntry = { method: request.method.toUpperCase(), path, status: response.status, at, requestId };
     if (response.status >= 400) entry.reason = reasonOf(response);
     state.requests.push(entry);
     // Bounded stores: a sandbox left running for days must not grow without end.
@@ -387,7 +397,7 @@ function allowCors(response: Response): void {
     response.headers.set('Access-Control-Allow-Origin', '*');
     response.headers.set(
       'Access-Control-Expose-Headers',
-      'Date, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotency-Key, Idempotent-Replayed',
+      'Date, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotency-Key, Idempotent-Replayed, X-Request-Id',
     );
   } catch {
     // immutable headers: leave them

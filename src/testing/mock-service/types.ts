@@ -108,6 +108,8 @@ export interface MockRequestLogEntry {
   at: number;
   /** For a 4xx or 5xx: the error message the service answered with (why it refused). */
   reason?: string;
+  /** The `X-Request-Id` it answered with (`req_…`). */
+  requestId?: string;
 }
 
 /** One webhook event the service emitted, with its delivery status. */

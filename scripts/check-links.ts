@@ -1,0 +1,460 @@
+// Checks every link and image in the Markdown files the package ships, where users read them:
+// in node_modules/business-payments/ (which has no examples/, test/ or docs/images/) and on
+// GitHub. The rule (CONTRIBUTING.md, "Links in the shipped docs"):
+//   - a relative link names another shipped Markdown file (docs/*.md, README.md, CHANGELOG.md),
+//     with an optional #anchor: it resolves in the installed package and on GitHub alike;
+//   - anything else in the repository (examples, tests, images) is an absolute URL on the main
+//     branch: https://github.com/<repo>/blob/main/<file>, …/tree/main/<folder>, or
+//     https://raw.githubusercontent.com/<repo>/main/<file> (images), and must exist in this
+//     checkout;
+//   - an #anchor names a heading of its target (GitHub's slugs) or an HTML id there;
+//   - any other URL is only checked for syntax: nothing goes on the network.
+// `npm run check:links` (in test:package) packs the tarball, extracts it and checks the
+// Markdown in it; `node scripts/check-links.ts --dir <extracted package>` checks one already
+// extracted; without arguments it checks the files `npm pack --dry-run` lists, in this
+// checkout, as test/package/docs-links.test.ts does in npm test.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** This repository on GitHub (owner/name). */
+export const REPOSITORY = 'business-payments/business-payments-node';
+/** Prefix of a link to a file of the repository (main branch). */
+export const BLOB = `https://github.com/${REPOSITORY}/blob/main/`;
+/** Prefix of an image (or other raw file) of the repository (main branch). */
+export const RAW = `https://raw.githubusercontent.com/${REPOSITORY}/main/`;
+
+/** A link or image reference found in a Markdown file. */
+export interface Link {
+  target: string;
+  line: number;
+  image: boolean;
+}
+
+/** A link that does not hold where users read the file. */
+export interface Problem {
+  file: string;
+  line: number;
+  target: string;
+  problem: string;
+}
+
+/** The files a reader has: the package as shipped (package-relative POSIX paths). */
+export interface Tree {
+  has(path: string): boolean;
+  read(path: string): string | undefined;
+}
+
+export interface CheckInput {
+  /** The Markdown files to check, as paths in `tree`. */
+  files: readonly string[];
+  tree: Tree;
+  /** The repository checkout: links to this repository on GitHub must name what exists here. */
+  repoRoot: string;
+  /** Relative links may name only Markdown files (the rule for shipped docs). Default true. */
+  markdownOnly?: boolean;
+}
+
+export interface Report {
+  files: number;
+  links: number;
+  images: number;
+  /** Of links and images: relative ones, ones into this repository on GitHub, other URLs, same-page anchors. */
+  relative: number;
+  repository: number;
+  external: number;
+  samePage: number;
+  /** Anchors checked against a heading, wherever the link pointed. */
+  anchors: number;
+  problems: Problem[];
+}
+
+// ---------------------------------------------------------------- reading Markdown
+
+/** The text with fenced code blocks (and, unless `keepSpans`, code spans and HTML comments) blanked, newlines kept. */
+export function maskCode(markdown: string, keepSpans = false): string {
+  const lines = markdown.split('\n');
+  let fence: { char: string; length: number } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const open = /^\s*(`{3,}|~{3,})(.*)$/.exec(line);
+    if (fence) {
+      const close = /^\s*(`{3,}|~{3,})\s*$/.exec(line);
+      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = undefined;
+      lines[i] = blank(line);
+    } else if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) {
+      fence = { char: open[1]![0]!, length: open[1]!.length };
+      lines[i] = blank(line);
+    }
+  }
+  let text = lines.join('\n');
+  if (keepSpans) return text;
+  text = text.replace(/<!--[\s\S]*?-->/g, blank);
+  // Code spans: a run of n backticks up to the next run of exactly n.
+  return text.replace(/(?<!`)(`+)(?!`)([\s\S]*?)(?<!`)\1(?!`)/g, blank);
+}
+
+const blank = (text: string) => text.replace(/[^\n]/g, ' ');
+
+/** Every link and image reference of a Markdown text outside code, and the URLs into this repository inside code (a command to copy). */
+export function findLinks(markdown: string): Link[] {
+  let text = maskCode(markdown);
+  const masked = text;
+  const found: { index: number; target: string; image: boolean; end: number }[] = [];
+  inlineLinks(text, found);
+  const definitions = new Map<string, string>();
+  for (const m of text.matchAll(/^ {0,3}\[([^\]]+)\]:[ \t]*(<[^>\n]*>|\S+)/gm)) {
+    definitions.set(label(m[1]!), unbracket(m[2]!));
+    found.push({ index: m.index, target: unbracket(m[2]!), image: false, end: m.index + m[0].length });
+  }
+  for (const m of text.matchAll(/(!?)\[((?:[^\]\n]|\n(?!\n))*)\]\[([^\]\n]*)\]/g)) {
+    const name = label(m[3] || m[2]!);
+    const target = definitions.get(name) ?? `[undefined reference: ${m[3] || m[2]}]`;
+    found.push({ index: m.index, target, image: m[1] === '!', end: m.index + m[0].length });
+  }
+  for (const m of text.matchAll(/<(?:img|a|source)\b[^>]*?\s(?:src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>/gi)) {
+    found.push({ index: m.index, target: m[1] ?? m[2] ?? m[3]!, image: /^<(img|source)/i.test(m[0]), end: m.index + m[0].length });
+  }
+  for (const m of text.matchAll(/<((?:https?|mailto):[^>\s]+)>/g)) {
+    found.push({ index: m.index, target: m[1]!, image: false, end: m.index + m[0].length });
+  }
+  // Bare URLs, which GitHub turns into links, in what is left.
+  for (const f of found) text = text.slice(0, f.index) + blank(text.slice(f.index, f.end)) + text.slice(f.end);
+  for (const m of text.matchAll(/https?:\/\/[^\s<>`"'\])]+/g)) {
+    const target = m[0].replace(/[.,;:!?*_~]+$/, '');
+    found.push({ index: m.index, target, image: false, end: m.index + target.length });
+  }
+  const own = new RegExp(`https://(?:github\\.com|raw\\.githubusercontent\\.com)/${REPOSITORY}(?=[/#?\\s]|$)[^\\s<>\`"'\\])]*`, 'gi');
+  for (const m of markdown.matchAll(own)) {
+    if (masked[m.index] !== ' ') continue; // outside code: found above
+    const target = m[0].replace(/[.,;:!?*_~]+$/, '');
+    // A template (`…/blob/main/<path>`, `${RAW}${file}`) names no file.
+    if (target.endsWith('/') || /^[<{$]/.test(markdown.slice(m.index + m[0].length))) continue;
+    found.push({ index: m.index, target, image: false, end: m.index + target.length });
+  }
+  return found
+    .sort((a, b) => a.index - b.index)
+    .map(({ index, target, image }) => ({ target, image, line: markdown.slice(0, index).split('\n').length }));
+}
+
+/** `[text](destination "title")` and `![alt](destination)`, brackets nested in the text allowed. */
+function inlineLinks(text: string, found: { index: number; target: string; image: boolean; end: number }[]): void {
+  for (let close = text.indexOf(']('); close !== -1; close = text.indexOf('](', close + 2)) {
+    let depth = 0;
+    let open = close - 1;
+    for (; open >= 0; open--) {
+      const c = text[open];
+      if (c === '\n' && text[open - 1] === '\n')
+        open = 0; // a paragraph break: no link text
+      else if (text[open - 1] === '\\') continue;
+      else if (c === ']') depth++;
+      else if (c === '[' && depth-- === 0) break;
+    }
+    if (open < 0) continue;
+    const destination = /^[ \t]*\n?[ \t]*(<[^>\n]*>|(?:[^\s()]|\((?:[^\s()])*\))+)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*\)/.exec(
+      text.slice(close + 2),
+    );
+    const image = text[open - 1] === '!';
+    if (destination)
+      found.push({
+        index: image ? open - 1 : open,
+        target: unbracket(destination[1]!),
+        image,
+        end: close + 2 + destination[0].length,
+      });
+    else if (/^[ \t]*\)/.test(text.slice(close + 2))) found.push({ index: open, target: '', image, end: close + 3 });
+  }
+}
+
+const unbracket = (target: string) => (target.startsWith('<') && target.endsWith('>') ? target.slice(1, -1) : target);
+const label = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** GitHub's anchor for a heading's rendered text (github-slugger): lower case, punctuation dropped, spaces to hyphens. */
+export function githubSlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The text GitHub renders for a heading's Markdown: code spans, links and emphasis reduced to their text. */
+export function headingText(markdown: string): string {
+  return markdown
+    .split(/((?<!`)`+(?!`)[\s\S]*?(?<!`)`+(?!`))/)
+    .map((part, i) => {
+      if (i % 2 === 1) {
+        const content = part.replace(/^`+|`+$/g, '');
+        return /^ .*[^ ].* $/.test(content) ? content.slice(1, -1) : content;
+      }
+      return part
+        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+        .replace(/<[^>]+>/g, '')
+        .replace(/(^|[^\p{L}\p{N}])_+|_+(?=$|[^\p{L}\p{N}])/gu, '$1')
+        .replace(/\\(.)/g, '$1')
+        .replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!);
+    })
+    .join('')
+    .trim();
+}
+
+/** Every anchor a Markdown file has on GitHub: one per heading (repeats get -1, -2 …), plus HTML ids and names. */
+export function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const add = (slug: string) => {
+    let candidate = slug;
+    for (let n = 1; anchors.has(candidate); n++) candidate = `${slug}-${n}`;
+    anchors.add(candidate);
+  };
+  const lines = maskCode(markdown, true).split('\n');
+  lines.forEach((line, i) => {
+    const atx = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/.exec(line);
+    if (atx) return add(githubSlug(headingText(atx[1] ?? '')));
+    // A setext heading: a paragraph line underlined with = or -.
+    const previous = lines[i - 1] ?? '';
+    if (/^ {0,3}(=+|-+)[ \t]*$/.test(line) && previous.trim() !== '' && !/^ {0,3}(#|>|\||[-*+][ \t]|\d+[.)][ \t])/.test(previous))
+      add(githubSlug(headingText(previous)));
+  });
+  for (const m of maskCode(markdown).matchAll(/<[a-z][^>]*?\s(?:id|name)\s*=\s*["']([^"']+)["']/gi)) anchors.add(m[1]!);
+  return anchors;
+}
+
+// ---------------------------------------------------------------- checking
+
+/** Checks every link and image of `files`; see the top of this file for the rules. */
+export function checkLinks(input: CheckInput): Report {
+  const report: Report = { files: 0, links: 0, images: 0, relative: 0, repository: 0, external: 0, samePage: 0, anchors: 0, problems: [] };
+  const anchorCache = new Map<string, Set<string>>();
+  const anchorsIn = (key: string, read: () => string | undefined) => {
+    if (!anchorCache.has(key)) anchorCache.set(key, anchorsOf(read() ?? ''));
+    return anchorCache.get(key)!;
+  };
+  const checkAnchor = (anchors: Set<string>, fragment: string, where: string): string | undefined => {
+    report.anchors++;
+    const id = safeDecode(fragment);
+    if (anchors.has(id)) return undefined;
+    const near = [...anchors].find((a) => a.toLowerCase() === id.toLowerCase());
+    return `no heading #${id} in ${where}${near ? ` (did you mean #${near}? anchors are lower case)` : ''}`;
+  };
+  for (const file of input.files) {
+    const text = input.tree.read(file);
+    if (text === undefined) throw new Error(`${file} is not in the tree`);
+    report.files++;
+    for (const link of findLinks(text)) {
+      report[link.image ? 'images' : 'links']++;
+      const problem = checkOne(link.target, file, input, report, anchorsIn, checkAnchor);
+      if (problem) report.problems.push({ file, line: link.line, target: link.target, problem });
+    }
+  }
+  return report;
+}
+
+type AnchorsIn = (key: string, read: () => string | undefined) => Set<string>;
+type CheckAnchor = (anchors: Set<string>, fragment: string, where: string) => string | undefined;
+
+function checkOne(target: string, file: string, input: CheckInput, report: Report, anchorsIn: AnchorsIn, checkAnchor: CheckAnchor) {
+  if (target.startsWith('[undefined reference')) return 'a reference link whose label has no definition';
+  if (target.trim() === '') return 'an empty link target';
+  if (target.startsWith('#')) {
+    report.samePage++;
+    return checkAnchor(
+      anchorsIn(`tree:${file}`, () => input.tree.read(file)),
+      target.slice(1),
+      file,
+    );
+  }
+  if (target.startsWith('//')) return 'a protocol-relative URL: write https://';
+  if (target.startsWith('/')) return 'a root-relative link resolves against nothing in the package: use a relative link or an absolute URL';
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return checkUrl(target, input, report, anchorsIn, checkAnchor);
+  report.relative++;
+  return checkRelative(target, file, input, anchorsIn, checkAnchor);
+}
+
+function checkRelative(target: string, file: string, input: CheckInput, anchorsIn: AnchorsIn, checkAnchor: CheckAnchor) {
+  const [pathAndQuery = '', fragment] = splitOnce(target, '#');
+  const path = safeDecode(pathAndQuery.split('?')[0]!);
+  const resolved = posix.normalize(posix.join(posix.dirname(file), path));
+  if (resolved.startsWith('../') || resolved === '..') return 'points outside the package';
+  if (!input.tree.has(resolved)) {
+    const hint =
+      isFile(input.repoRoot, resolved) || isDirectory(input.repoRoot, resolved)
+        ? `; it is in the repository: link ${githubUrl(input.repoRoot, resolved)}`
+        : '';
+    return `${resolved} is not shipped in the package${hint}`;
+  }
+  if (input.markdownOnly !== false && !resolved.endsWith('.md'))
+    return `relative links name only shipped Markdown files: link ${resolved} with an absolute URL`;
+  if (fragment !== undefined && resolved.endsWith('.md'))
+    return checkAnchor(
+      anchorsIn(`tree:${resolved}`, () => input.tree.read(resolved)),
+      fragment,
+      resolved,
+    );
+  return undefined;
+}
+
+function checkUrl(target: string, input: CheckInput, report: Report, anchorsIn: AnchorsIn, checkAnchor: CheckAnchor) {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return 'not a valid URL';
+  }
+  if (/\s/.test(target)) return 'a URL with white space';
+  if (!['https:', 'http:', 'mailto:'].includes(url.protocol)) return `unexpected scheme ${url.protocol}`;
+  if (url.protocol !== 'mailto:' && !url.hostname) return 'a URL without a host';
+  const own = repositoryPath(url);
+  if (own === undefined) {
+    report.external++;
+    return undefined;
+  }
+  report.repository++;
+  if (typeof own === 'string') return own;
+  if (own.kind === 'page') return undefined;
+  if (own.ref !== 'main') return `links into the repository point at main (this one: ${own.ref})`;
+  const path = posix.normalize(own.path).replace(/\/$/, '');
+  if (path.startsWith('..')) return 'points outside the repository';
+  if (own.kind === 'tree') return isDirectory(input.repoRoot, path) ? undefined : `no folder ${path} in the repository`;
+  if (!isFile(input.repoRoot, path))
+    return isDirectory(input.repoRoot, path)
+      ? `${path} is a folder: link it as https://github.com/${REPOSITORY}/tree/main/${path}`
+      : `no file ${path} in the repository`;
+  const fragment = url.hash.slice(1);
+  if (own.kind === 'blob' && fragment && path.endsWith('.md') && !/^L\d+/.test(fragment))
+    return checkAnchor(
+      anchorsIn(`repo:${path}`, () => readFileSync(join(input.repoRoot, path), 'utf8')),
+      fragment,
+      path,
+    );
+  return undefined;
+}
+
+type RepositoryLink = string | { kind: 'page' } | { kind: 'blob' | 'tree' | 'raw'; ref: string; path: string };
+
+/** What a URL into this repository names; undefined for any other URL; a string for a malformed one. */
+function repositoryPath(url: URL): RepositoryLink | undefined {
+  const segments = url.pathname.split('/').slice(1).map(safeDecode);
+  const [owner, name] = REPOSITORY.toLowerCase().split('/');
+  const ours = (s: string[]) => s[0]?.toLowerCase() === owner && s[1]?.toLowerCase().replace(/\.git$/, '') === name;
+  if (url.hostname === 'raw.githubusercontent.com' && ours(segments)) {
+    const rest = segments.slice(2);
+    const heads = rest[0] === 'refs' && rest[1] === 'heads' ? 2 : 0;
+    if (rest.length < heads + 2) return 'a raw URL without a file';
+    return { kind: 'raw', ref: rest[heads]!, path: rest.slice(heads + 1).join('/') };
+  }
+  if (url.hostname !== 'github.com' || !ours(segments)) return undefined;
+  const [kind, ref, ...path] = segments.slice(2);
+  if (kind !== 'blob' && kind !== 'tree' && kind !== 'raw') return { kind: 'page' };
+  if (!ref || path.length === 0 || path.join('') === '') return kind === 'tree' && ref ? { kind: 'page' } : `a ${kind} URL without a path`;
+  return { kind, ref, path: path.join('/') };
+}
+
+function githubUrl(repoRoot: string, path: string): string {
+  if (isDirectory(repoRoot, path)) return `https://github.com/${REPOSITORY}/tree/main/${path}`;
+  return /\.(png|jpe?g|gif|svg|webp)$/i.test(path) ? `${RAW}${path}` : `${BLOB}${path}`;
+}
+
+function isFile(root: string, path: string): boolean {
+  const full = resolve(root, path);
+  return inside(root, full) && existsSync(full) && statSync(full).isFile();
+}
+
+function isDirectory(root: string, path: string): boolean {
+  const full = resolve(root, path);
+  return inside(root, full) && existsSync(full) && statSync(full).isDirectory();
+}
+
+const inside = (root: string, full: string) => !relative(resolve(root), full).startsWith('..');
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+// ---------------------------------------------------------------- the package
+
+/** What `npm pack --dry-run` says the package ships (package-relative paths), without running scripts. */
+export function packedFiles(root: string): string[] {
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+}
+
+/** The files under `root` (a directory, e.g. an extracted tarball), restricted to `only` when given. */
+export function directoryTree(root: string, only?: Iterable<string>): Tree & { paths: string[] } {
+  const paths = only ? [...only] : walk(root).map((full) => relative(root, full).split(sep).join('/'));
+  const set = new Set(paths);
+  return {
+    paths,
+    has: (path) => set.has(path),
+    read: (path) => (set.has(path) ? readFileSync(join(root, path), 'utf8') : undefined),
+  };
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/** Packs the package into a temporary directory and extracts it: `<dir>/package` is what npm installs. */
+export function packAndExtract(root: string): { dir: string; tarball: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'bp-links-'));
+  const name = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  execFileSync('tar', ['-xzf', join(dir, name), '-C', dir]);
+  return { dir: join(dir, 'package'), tarball: name, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** One line per problem, then the figures. */
+export function formatReport(report: Report, what: string): string {
+  const lines = report.problems.map((p) => `✗ ${p.file}:${p.line}: ${p.target}\n    ${p.problem}`);
+  lines.push(
+    `${report.problems.length === 0 ? '✓' : '✗'} links: ${report.files} Markdown files of ${what}; ${report.links} links and ` +
+      `${report.images} images (${report.relative} relative, ${report.samePage} on the same page, ${report.repository} into the ` +
+      `repository, ${report.external} elsewhere: syntax only), ${report.anchors} anchors; ${report.problems.length} problem(s)`,
+  );
+  return lines.join('\n');
+}
+
+function main(argv: string[]): number {
+  const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+  const at = argv.indexOf('--dir');
+  if (argv.includes('--pack')) {
+    const packed = packAndExtract(repoRoot);
+    try {
+      const tree = directoryTree(packed.dir);
+      const report = checkLinks({ files: tree.paths.filter((p) => p.endsWith('.md')), tree, repoRoot });
+      console.log(formatReport(report, `the packed ${packed.tarball}`));
+      return report.problems.length === 0 ? 0 : 1;
+    } finally {
+      packed.remove();
+    }
+  }
+  const dir = at === -1 ? repoRoot : resolve(argv[at + 1] ?? '.');
+  const tree = at === -1 ? directoryTree(repoRoot, packedFiles(repoRoot)) : directoryTree(dir);
+  const report = checkLinks({ files: tree.paths.filter((p) => p.endsWith('.md')), tree, repoRoot });
+  console.log(formatReport(report, at === -1 ? 'the package (npm pack --dry-run, this checkout)' : dir));
+  return report.problems.length === 0 ? 0 : 1;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));
