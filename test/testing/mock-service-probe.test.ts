@@ -4,6 +4,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMockService, type MockServer, type MockService } from '../../src/testing.js';
+import { LINGER_MAX_BYTES, LINGER_TIME_MS } from '../../src/testing/mock-service/http-server.js';
 
 let mock: MockService;
 let server: MockServer;
@@ -149,6 +150,93 @@ describe('bodies over the limit', () => {
     expect(answer).toBe(413);
     // The body was not buffered: far less than 50 MB more memory in this (shared) process.
     expect(process.memoryUsage().rss - before).toBeLessThan(20 * 1024 * 1024);
+  });
+});
+
+describe('lingering close after a 413', () => {
+  type Outcome = { bytes: number; ms: number; reason: string };
+  /** A raw POST declaring `declared` bytes, sending `send` of them in 1 MB writes (with backpressure). */
+  function postTooLarge(url: string, declared: number, send: number) {
+    return new Promise<{ text: string; error?: string; errorAt: number; fullAt: number }>((resolve) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1');
+      let text = '';
+      let error: string | undefined;
+      let errorAt = 0;
+      let fullAt = 0;
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        const head = text.indexOf('\r\n\r\n');
+        const length = /\r\ncontent-length: *(\d+)/i.exec(text)?.[1];
+        if (!fullAt && head >= 0 && length !== undefined && text.length >= head + 4 + Number(length)) fullAt = Date.now();
+      });
+      socket.on('error', (e: NodeJS.ErrnoException) => {
+        error ??= e.code ?? e.message;
+        errorAt ||= Date.now();
+      });
+      socket.on('close', () => resolve({ text, error, errorAt, fullAt }));
+      socket.setTimeout(10_000, () => socket.destroy(new Error('no close within 10 s')));
+      socket.write(
+        `POST /api/v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
+      );
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < send && !socket.destroyed) {
+          const part = chunk.subarray(0, Math.min(chunk.length, send - sent));
+          sent += part.length;
+          if (!socket.write(part)) return void socket.once('drain', pump);
+        }
+        if (!socket.destroyed && declared === send) socket.end();
+      };
+      pump();
+    });
+  }
+
+  test('a 50 MB POST in 1 MB writes against the 1 MiB limit reads the whole 413 before any reset', async () => {
+    const outcomes: Outcome[] = [];
+    const options = { port: 0, linger: { onDone: (o: Outcome) => outcomes.push(o) } };
+    const sandbox = await mock.listen(options);
+    const size = 50 * 1024 * 1024;
+    const answer = await postTooLarge(sandbox.url, size, size);
+    await sandbox.close();
+    // The whole answer (status line, headers, body) was read, and any error came only after it.
+    expect(answer.fullAt, answer.error).toBeGreaterThan(0);
+    if (answer.error !== undefined) expect(answer.errorAt).toBeGreaterThanOrEqual(answer.fullAt);
+    expect(answer.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'Payload Too Large' });
+    // Drained (counted, never kept) up to the byte bound, then closed well inside the time bound.
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]!.reason).toBe('bytes');
+    expect(outcomes[0]!.bytes).toBeGreaterThan(LINGER_MAX_BYTES);
+    expect(outcomes[0]!.bytes).toBeLessThan(LINGER_MAX_BYTES + 1024 * 1024);
+    expect(outcomes[0]!.ms).toBeLessThan(LINGER_TIME_MS);
+  });
+
+  test('a body within the drain bound is read to its end: the client sees the 413 and a clean close, no error', async () => {
+    const outcomes: Outcome[] = [];
+    const options = { port: 0, linger: { maxBytes: 64 * 1024 * 1024, onDone: (o: Outcome) => outcomes.push(o) } };
+    const sandbox = await mock.listen(options);
+    const size = 50 * 1024 * 1024;
+    const answer = await postTooLarge(sandbox.url, size, size);
+    await sandbox.close();
+    expect(answer.error).toBeUndefined(); // no ECONNRESET / EPIPE at all
+    expect(answer.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.fullAt).toBeGreaterThan(0);
+    expect(outcomes.map((o) => [o.reason, o.bytes])).toEqual([['end', size]]);
+  });
+
+  test('a client that stops sending mid-body: the socket is closed after the idle bound', async () => {
+    const outcomes: Outcome[] = [];
+    const options = { port: 0, linger: { idleMs: 200, onDone: (o: Outcome) => outcomes.push(o) } };
+    const sandbox = await mock.listen(options);
+    const answer = await postTooLarge(sandbox.url, 50 * 1024 * 1024, 3 * 1024 * 1024);
+    await sandbox.close();
+    expect(answer.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.fullAt).toBeGreaterThan(0);
+    expect(outcomes.map((o) => o.reason)).toEqual(['idle']);
+    expect(outcomes[0]!.bytes).toBeLessThanOrEqual(3 * 1024 * 1024);
+    expect(outcomes[0]!.ms).toBeLessThan(2_000);
   });
 });
 

@@ -31,6 +31,31 @@ export interface HttpLimits {
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+// Lingering close after a 413, as nginx does: the answer goes out, then whatever the client
+// still sends is read and thrown away (never kept) so that it reads the 413 before the socket
+// closes. nginx waits up to 30 s in all (lingering_time) and 5 s for each read
+// (lingering_timeout); a local sandbox needs less: a client on loopback sends 50 MB in well
+// under a second, and a socket held longer only ties up the service.
+/** Longest a refused body is drained, in all, before the socket is closed. */
+export const LINGER_TIME_MS = 5_000;
+/** Longest wait for the next bytes of a refused body before the socket is closed. */
+export const LINGER_IDLE_MS = 1_000;
+/**
+ * Most bytes of a refused body drained before the socket is closed. Each chunk read is
+ * dropped at once, but node copies it into a fresh buffer that only the next GC frees (V8
+ * waits for about 64 MB of them), so every byte drained is briefly memory: 8 MiB keeps that
+ * to a few MB over the limit, and is far more than a client needs to read its 413 first.
+ */
+export const LINGER_MAX_BYTES = 8 * 1024 * 1024;
+
+/** Internal (tests only): other linger bounds, and what each lingering close came to. */
+export interface LingerOptions {
+  timeMs?: number;
+  idleMs?: number;
+  maxBytes?: number;
+  onDone?: (outcome: { bytes: number; ms: number; reason: 'end' | 'idle' | 'time' | 'bytes' | 'closed' }) => void;
+}
+
 class TooLarge extends Error {}
 
 /** The body, or TooLarge as soon as it passes `max` bytes (nothing past that is kept). */
@@ -38,18 +63,21 @@ function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    req.on('data', (chunk: Uint8Array) => {
+    const onData = (chunk: Uint8Array) => {
       size += chunk.length;
       if (size > max) {
         chunks.length = 0;
-        // Stop reading: the 413 goes out and the connection is closed after it.
+        // Stop keeping it: the 413 goes out and the rest is drained by refuseTooLarge().
+        req.off('data', onData);
         req.pause();
         reject(new TooLarge());
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
+      if (size > max) return; // already refused
       const out = new Uint8Array(size);
       let offset = 0;
       for (const chunk of chunks) {
@@ -92,6 +120,58 @@ function target(req: IncomingMessage, origin: string): { url: string; rawTarget:
   }
 }
 
+/** Sockets draining a refused body, each with the function that ends its linger. */
+const lingering = new WeakMap<object, (reason: 'closed') => void>();
+
+/**
+ * The 413, then a lingering close: the answer is written whole (Content-Length, Connection:
+ * close) but the response is ended only once the client has sent its body, gone quiet, or
+ * passed the time or byte bound; until then every chunk is counted and dropped.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, message: string, bounds: LingerOptions): void {
+  const body = JSON.stringify({ error: 'Payload Too Large', message });
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.write(body);
+  const started = Date.now();
+  const socket = req.socket;
+  let bytes = 0;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const done = (reason: 'end' | 'idle' | 'time' | 'bytes' | 'closed') => {
+    if (!lingering.has(socket)) return;
+    lingering.delete(socket);
+    clearTimeout(idle);
+    clearTimeout(total);
+    req.off('data', onData);
+    req.off('end', onEnd);
+    socket.off('close', onClose);
+    // Still sending after the bounds: closed anyway (the client may then see a reset).
+    if (reason !== 'end') res.once('finish', () => socket.destroy());
+    res.end();
+    bounds.onDone?.({ bytes, ms: Date.now() - started, reason });
+  };
+  const armIdle = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => done('idle'), bounds.idleMs ?? LINGER_IDLE_MS);
+    idle.unref?.();
+  };
+  const onData = (chunk: Uint8Array) => {
+    bytes += chunk.length; // counted, never kept
+    if (bytes > (bounds.maxBytes ?? LINGER_MAX_BYTES)) done('bytes');
+    else armIdle();
+  };
+  const onEnd = () => done('end');
+  const onClose = () => done('closed');
+  const total = setTimeout(() => done('time'), bounds.timeMs ?? LINGER_TIME_MS);
+  total.unref?.();
+  lingering.set(socket, done);
+  req.on('data', onData);
+  req.once('end', onEnd);
+  socket.once('close', onClose);
+  if (req.complete) return done('end');
+  armIdle();
+  req.resume();
+}
+
 function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = req.rawHeaders;
@@ -106,10 +186,14 @@ function toHeaders(req: IncomingMessage): Headers {
 }
 
 /** Starts the server; resolves once it listens. */
-export function startServer(handleWith: HandleWith, options: { port?: number; host?: string } & HttpLimits): Promise<MockServer> {
+export function startServer(
+  handleWith: HandleWith,
+  options: { port?: number; host?: string; linger?: LingerOptions } & HttpLimits,
+): Promise<MockServer> {
   const http = loadHttp();
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const linger = options.linger ?? {};
   let origin = '';
 
   // Every way a request can be malformed ends in a 4xx here, before the service sees it.
@@ -130,16 +214,14 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
       const declared = Number(req.headers['content-length'] ?? 0);
       if (declared > maxBody) {
         // Refused from the header alone: not one byte of the body is buffered.
-        res.once('finish', () => req.destroy());
-        return refuse(res, 413, 'Payload Too Large', `The body is ${declared} bytes; the limit is ${maxBody}.`, { connection: 'close' });
+        return refuseTooLarge(req, res, `The body is ${declared} bytes; the limit is ${maxBody}.`, linger);
       }
       let body: Uint8Array;
       try {
         body = await readBody(req, maxBody);
       } catch (error) {
         if (!(error instanceof TooLarge)) throw error;
-        res.once('finish', () => req.destroy());
-        return refuse(res, 413, 'Payload Too Large', `The body is over the limit of ${maxBody} bytes.`, { connection: 'close' });
+        return refuseTooLarge(req, res, `The body is over the limit of ${maxBody} bytes.`, linger);
       }
       let request: Request;
       try {
@@ -188,6 +270,9 @@ export function startServer(handleWith: HandleWith, options: { port?: number; ho
   server.on('upgrade', (_req, socket) => rawRefusal(socket, 400, 'Bad Request', 'Protocol upgrades are not supported by this service.'));
   // A request line or header block the parser refuses: a 400 with the error shape, not a reset.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // A client that stops mid-body while its 413 lingers (or a timeout then): it has its answer.
+    const endLinger = lingering.get(socket);
+    if (endLinger) return endLinger('closed');
     if (!socket.writable) return socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify({
