@@ -6,7 +6,7 @@ const PUBLIC_ENTRIES: Record<string, string> = {
   '../index.js': 'business-payments',
   '../webhooks.js': 'business-payments/webhooks',
   '../testing.js': 'business-payments/testing',
-  '../doctor-entry.js': 'business-payments/doctor',
+  '../doctor.js': 'business-payments/doctor',
 };
 
 export default defineConfig([
@@ -39,7 +39,7 @@ export default defineConfig([
     // `business-payments/doctor`: built apart, with the package itself external, so the
     // contract check's zod JSON Schema code never lands in the main entry's chunks, and the
     // client and error classes it uses are the main entry's own.
-    entry: { doctor: 'src/doctor-entry.ts' },
+    entry: { doctor: 'src/doctor.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: false,
@@ -65,7 +65,7 @@ export default defineConfig([
       {
         name: 'cli-uses-public-entries',
         setup(build) {
-          build.onResolve({ filter: /^\.\.\/(index|webhooks|testing|doctor-entry)\.js$/ }, (args) =>
+          build.onResolve({ filter: /^\.\.\/(index|webhooks|testing|doctor)\.js$/ }, (args) =>
             /[\\/]src[\\/]cli[\\/]/.test(args.importer) ? { path: PUBLIC_ENTRIES[args.path]!, external: true } : undefined,
           );
         },

@@ -13,7 +13,7 @@ export default defineConfig({
       { find: /^business-payments\/fulfillment$/, replacement: src('fulfillment.ts') },
       { find: /^business-payments\/fulfillment\/postgres$/, replacement: src('fulfillment-postgres.ts') },
       { find: /^business-payments\/fulfillment\/redis$/, replacement: src('fulfillment-redis.ts') },
-      { find: /^business-payments\/doctor$/, replacement: src('doctor-entry.ts') },
+      { find: /^business-payments\/doctor$/, replacement: src('doctor.ts') },
     ],
   },
   test: {

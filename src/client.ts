@@ -3,9 +3,10 @@ import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
 import { APIError, ConfigurationError, PaymentsError, requestIdOf } from './core/error.js';
 import { listBody, PagePromise, toPage, type Cursor, type ListBody, type ListPage } from './core/pagination.js';
-import { callError, type CallInfo } from './internal/errors.js';
+import { callError, type CallInfo } from './internal/to-error.js';
 import {
   checkFetchOptions,
+  LOG_LEVELS,
   resolveOptions,
   type ClientOptions,
   type Environment,
@@ -63,8 +64,6 @@ export type PageSpec<T> = Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'
   params: z.ZodMiniType;
   value: object | undefined;
 };
-
-const LEVELS: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
 /**
  * The Business Payments API client. One client holds one environment's credential set.
@@ -394,7 +393,7 @@ export class PaymentsClient {
 
   /** Whether `level` is logged: checked before building a costly line. */
   #logs(level: Exclude<LogLevel, 'off'>): boolean {
-    return LEVELS[level] <= LEVELS[this.#options.logLevel];
+    return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(this.#options.logLevel);
   }
 
   #log(level: Exclude<LogLevel, 'off'>, message: string, details?: unknown): void {

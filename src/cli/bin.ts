@@ -1,6 +1,6 @@
 // The `business-payments` executable: process wiring around `main`.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { main } from './index.js';
+import { main } from './main.js';
 
 // `sandbox` is left running for days, so its service runs in a worker thread with its own
 // V8 heap limits (measured by `npm run soak`, see docs/testing.md):

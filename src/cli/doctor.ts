@@ -1,4 +1,4 @@
-import { diagnose } from '../doctor-entry.js';
+import { diagnose } from '../doctor.js';
 import {
   CLIENT_OPTIONS,
   CLIENT_OPTIONS_USAGE,

@@ -1,4 +1,5 @@
 import { ConfigurationError, PaymentsError } from './base-error.js';
+import { PHONE_FIELDS } from './phone-fields.js';
 
 export { ConfigurationError, PaymentsError };
 
@@ -284,8 +285,8 @@ function duplicateHint(body: unknown, fields: { label?: string; message?: string
 const MAX_FIELDS_NAMED = 3;
 const MAX_FIELD_MESSAGE_CHARS = 200;
 // Same fields as the logger redacts (internal/redact.ts): a server message may echo the
-// number it refused, and the error message is logged.
-const PHONE_FIELD = /(^|[.[])(customer_phone|destination|phone)\]?$/;
+// number it refused, and the error message is logged. `phone`, `items[0].phone`, `a[phone]`.
+const PHONE_FIELD = new RegExp(`(^|[.[])(${PHONE_FIELDS.join('|')})\\]?$`);
 const PHONE_LIKE = /\+?\d[\d\s().-]*\d/g;
 const PHONE_MIN_DIGITS = 7;
 

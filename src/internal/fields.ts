@@ -131,14 +131,14 @@ export const toFlag = (value: unknown): unknown =>
 /**
  * A provisional result (the spec shows no shape): read by `read`, which never throws and
  * keeps every field the server sent. The sandbox's shape it is typed after lives in
- * internal/shapes.ts, for the contract check only: it is never enforced.
+ * doctor/shapes.ts, for the contract check only: it is never enforced.
  */
 export const provisional = <T>(read: (body: unknown) => T): z.ZodMiniType<T, unknown> => z.transform(read);
 
 /**
  * A shown result: read as tolerantly as a provisional one, then the fields the merchant
  * acts on (`acted`) checked, so only those can fail the call (a JSON object is required).
- * The full shape the spec gives is in internal/shapes.ts, for the contract check.
+ * The full shape the spec gives is in doctor/shapes.ts, for the contract check.
  */
 export const shown = <T>(acted: Record<string, z.ZodMiniType>, read: (body: unknown) => unknown): z.ZodMiniType<T, unknown> =>
   z.pipe(z.transform(read), z.looseObject(acted)) as unknown as z.ZodMiniType<T, unknown>;

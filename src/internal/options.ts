@@ -153,7 +153,8 @@ const DEFAULTS = {
   maxResponseBytes: 8 * 1024 * 1024,
 } as const;
 
-const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+/** Every log level, least to most verbose: a level logs what the ones before it log. */
+export const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
 
 /** Normalises options once: env defaults, validation, `ConfigurationError` naming what to fix. */
 export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {

@@ -1,7 +1,9 @@
+import { PHONE_FIELDS } from '../core/phone-fields.js';
+
 // What the logger may print. Signatures and API keys are credentials in all but name, and
 // customer phone numbers are personal data: neither belongs in a log line.
 const SECRET_HEADERS = new Set(['x-signature', 'x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
-const PHONE_FIELDS = new Set(['customer_phone', 'destination', 'phone']);
+const PHONE_KEYS = new Set(PHONE_FIELDS);
 
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -16,7 +18,7 @@ export function redactBody(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    out[key] = PHONE_FIELDS.has(key) && typeof field === 'string' ? '[redacted]' : redactBody(field);
+    out[key] = PHONE_KEYS.has(key) && typeof field === 'string' ? '[redacted]' : redactBody(field);
   }
   return out;
 }

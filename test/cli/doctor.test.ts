@@ -3,7 +3,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { diagnose, type DiagnoseOptions, type Diagnosis } from '../../src/doctor-entry.js';
+import { diagnose, type DiagnoseOptions, type Diagnosis } from '../../src/doctor.js';
 import { createFulfillment } from '../../src/fulfillment.js';
 import { PaymentsClient } from '../../src/index.js';
 import { verifyWebhook, type WebhookEvent } from '../../src/webhooks.js';

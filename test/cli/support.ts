@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main, type CliIo } from '../../src/cli/index.js';
+import { main, type CliIo } from '../../src/cli/main.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 

@@ -1,6 +1,6 @@
 // The contract drift check: the SDK's param and response schemas, turned into JSON Schema
 // with zod's z.toJSONSchema, against the sandbox's own openapi.json, route by route
-// (src/internal/contract.ts states the rules). The two sides are written independently
+// (src/doctor/contract.ts states the rules). The two sides are written independently
 // (the sandbox never imports the SDK); this is where they must agree.
 import { describe, expect, test } from 'vitest';
 import {
@@ -11,7 +11,7 @@ import {
   ROUTES,
   type JSONSchema,
   type OpenAPIDoc,
-} from '../../src/internal/contract.js';
+} from '../../src/doctor/contract.js';
 import { openApiDocument } from '../../src/testing/mock-service/openapi.js';
 
 const doc = openApiDocument('https://sandbox.test') as OpenAPIDoc;

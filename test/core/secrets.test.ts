@@ -3,7 +3,7 @@
 // is built (never trimmed, never at the first call or delivery), with a message that names
 // where the value came from; a missing one "is not set". No message carries the value.
 import { beforeEach, describe, expect, test, vi } from 'vitest';
-import { diagnose } from '../../src/doctor-entry.js';
+import { diagnose } from '../../src/doctor.js';
 import { createFulfillment, type FulfillmentClient } from '../../src/fulfillment.js';
 import { ConfigurationError, PaymentsClient, type ClientOptions } from '../../src/index.js';
 import { signWebhook } from '../../src/testing.js';

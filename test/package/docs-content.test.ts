@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { diagnose } from '../../src/doctor.js';
+import { diagnose } from '../../src/doctor/diagnose.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -42,7 +42,7 @@ describe('the shipped docs hold no maintainer material', () => {
 
   test('the check catches what it is for', () => {
     const sample = [
-      '`main(argv, io)` in `src/cli/index.ts`',
+      '`main(argv, io)` in `src/cli/main.ts`',
       "an addition to DESIGN.md's list",
       'SOAK_TARGET=listen SOAK_CHILD_FLAGS=--max-semi-space-size=4 npm run soak',
       'see test/contract/schema-drift.test.ts',

@@ -1,6 +1,6 @@
 // The API reference names each module by the path users import it from, one module per entry
 // of package.json "exports": `business-payments`, `business-payments/webhooks`, … (not the
-// file names `index` and `doctor-entry`). Each entry file's top doc comment carries the name
+// file names, such as `index`). Each entry file's top doc comment carries the name
 // in a `@module` tag; typedoc.json lists the entry files. Runs typedoc (about 5 s).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

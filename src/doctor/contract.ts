@@ -14,7 +14,7 @@ import { BalanceResult } from '../resources/balance.js';
 import * as payments from '../resources/payments.js';
 import { Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams } from '../resources/payouts.js';
 import { SiteInfo } from '../resources/site-info.js';
-import { jsonHint } from './fields.js';
+import { jsonHint } from '../internal/fields.js';
 import * as SHAPES from './shapes.js';
 
 const SDK = {

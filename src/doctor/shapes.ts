@@ -20,7 +20,7 @@ import type {
 } from '../resources/payments.js';
 import type { Payout, PayoutPreview } from '../resources/payouts.js';
 import type { SiteInfo } from '../resources/site-info.js';
-import { custom, maybe, open, openEnum, optional, recordTimes, type Assert, type Ties } from './fields.js';
+import { custom, maybe, open, openEnum, optional, recordTimes, type Assert, type Ties } from '../internal/fields.js';
 
 const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
 const ENVIRONMENTS = ['sandbox', 'production'] as const;
