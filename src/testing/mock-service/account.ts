@@ -1,7 +1,7 @@
 // GET /api/v1/balance and GET /api/v1/site-info.
 import type { ApiRequest, Ctx } from './context.js';
 import { SITE_API_VERSION } from './defaults.js';
-import { json } from './util.js';
+import { json } from './responses.js';
 
 /** Balances of the merchant's supported currencies that have an active wallet. */
 export function getBalance(_ctx: Ctx, req: ApiRequest): Response {

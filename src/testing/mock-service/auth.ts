@@ -1,11 +1,12 @@
 // Authentication of /api/v1 calls as the spec describes it: X-Environment picks the
 // credential set; merchant key, API key, timestamp window and the request signature
 // `sha256=hex(HMAC-SHA256(apiSecret, "<ts>.<METHOD>.<path_with_query>.<raw_body>"))` must
-// all hold. Then merchant availability and the per-merchant-and-IP rate limit.
+// all hold. Then merchant availability; the per-merchant-and-IP rate limit is in rate-limit.ts.
 import type { Ctx, Environment } from './context.js';
 import type { MockMerchant } from './types.js';
 import { hmacHex } from './hmac.js';
-import { errorResponse, safeEqual } from './util.js';
+import { errorResponse } from './responses.js';
+import { safeEqual } from './util.js';
 
 export interface AuthInput {
   headers: Headers;
@@ -107,44 +108,3 @@ export function availability(merchant: MockMerchant, environment: Environment): 
   }
   return null;
 }
-
-/** Sliding 60 s window of request times per merchant and client IP. */
-// Each key's times are a queue (an array and the index of its oldest live entry): a hit
-// costs O(1) on average however high the limit is raised (a load test at 1,000 requests/s
-// holds 60,000 times; copying them on every request was 0.5 MB of garbage per request).
-export class RateLimiter {
-  readonly #windows = new Map<string, { times: number[]; head: number }>();
-  #hitsSinceSweep = 0;
-
-  /** Counts one request at `now`; refuses it (counting nothing) when the window is full. */
-  hit(key: string, now: number, limit: number): { allowed: true; remaining: number } | { allowed: false; retryAfter: number } {
-    const windowStart = now - WINDOW_MS;
-    if (++this.#hitsSinceSweep >= SWEEP_EVERY) this.#sweep(windowStart);
-    let window = this.#windows.get(key);
-    if (!window) this.#windows.set(key, (window = { times: [], head: 0 }));
-    const { times } = window;
-    while (window.head < times.length && times[window.head]! <= windowStart) window.head++;
-    // The expired prefix is dropped once it is most of the array: each time is moved O(1) times.
-    if (window.head >= 64 && window.head * 2 >= times.length) {
-      times.splice(0, window.head);
-      window.head = 0;
-    }
-    const count = times.length - window.head;
-    if (count >= limit) return { allowed: false, retryAfter: Math.max(1, Math.ceil((times[window.head]! + WINDOW_MS - now) / 1000)) };
-    times.push(now);
-    return { allowed: true, remaining: limit - count - 1 };
-  }
-
-  /** Keys with a request in the window (the others are forgotten, so the map stays bounded). */
-  get size(): number {
-    return this.#windows.size;
-  }
-
-  #sweep(windowStart: number): void {
-    this.#hitsSinceSweep = 0;
-    for (const [key, { times }] of this.#windows) if ((times.at(-1) ?? -Infinity) <= windowStart) this.#windows.delete(key);
-  }
-}
-
-const WINDOW_MS = 60_000;
-const SWEEP_EVERY = 1_000;

@@ -7,23 +7,10 @@ import type { ApiRequest, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
 import { pushOutcome } from './push.js';
 import type { MockMerchant } from './types.js';
-import {
-  attr,
-  digits,
-  errorResponse,
-  FieldErrors,
-  isHttpUrl,
-  isoUtc,
-  json,
-  MAX_AMOUNT,
-  newestPage,
-  pageParams,
-  prefixedId,
-  round2,
-  TOO_LARGE,
-  TZ_MOBILE,
-  validationFailed,
-} from './util.js';
+import { prefixedId } from './ids.js';
+import { errorResponse, json, validationFailed } from './responses.js';
+import { isoUtc, newestPage, round2, withoutMerchant } from './util.js';
+import { attr, digits, FieldErrors, isHttpUrl, MAX_AMOUNT, pageParams, TOO_LARGE, TZ_MOBILE } from './validation.js';
 
 const INTERVAL_MS = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000, year: 365 * 86_400_000 } as const;
 type Interval = keyof typeof INTERVAL_MS;
@@ -87,11 +74,6 @@ export interface InvoiceRow {
 
 const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
 const PLAN_CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-const strip = <T extends { merchant_id: number }>(row: T): Omit<T, 'merchant_id'> => {
-  const { merchant_id: _merchant, ...view } = row;
-  return view;
-};
 
 /** POST /api/v1/billing/plans */
 export function createPlan(ctx: Ctx, req: ApiRequest): Response {
@@ -168,7 +150,7 @@ export function createPlan(ctx: Ctx, req: ApiRequest): Response {
     created_at: isoUtc(ctx.now()),
   };
   ctx.state.plans.set(row.plan_code, row as unknown as Record<string, unknown>);
-  return json(200, { status: 'success', data: strip(row) });
+  return json(200, { status: 'success', data: withoutMerchant(row) });
 }
 
 /** POST /api/v1/billing/subscriptions */
@@ -247,11 +229,11 @@ export function listInvoices(ctx: Ctx, req: ApiRequest): Response {
   const { environment } = req.caller;
   const keep = (r: InvoiceRow) =>
     r.merchant_id === merchantId && r.environment === environment && (!subscription || r.subscription === subscription);
-  return json(200, newestPage(ctx.state.invoices.values() as Iterable<InvoiceRow>, keep, strip, limit, offset));
+  return json(200, newestPage(ctx.state.invoices.values() as Iterable<InvoiceRow>, keep, withoutMerchant, limit, offset));
 }
 
 function subscriptionView(sub: SubscriptionRow) {
-  return strip(sub);
+  return withoutMerchant(sub);
 }
 
 function merchantOf(ctx: Ctx, id: number): MockMerchant | undefined {
@@ -295,7 +277,7 @@ function openInvoice(ctx: Ctx, sub: SubscriptionRow, start: number): void {
   };
   ctx.state.invoices.set(invoice.id, invoice as unknown as Record<string, unknown>);
   sub.latest_invoice = invoice.id;
-  emitBilling(ctx, sub, 'invoice.created', strip(invoice));
+  emitBilling(ctx, sub, 'invoice.created', withoutMerchant(invoice));
   charge(ctx, sub.id, invoice.id);
 }
 
@@ -322,7 +304,7 @@ function charge(ctx: Ctx, subId: string, invoiceId: string): void {
       sub.status = 'active';
       sub.current_period_start = invoice.period_start;
       sub.current_period_end = invoice.period_end;
-      emitBilling(ctx, sub, 'invoice.paid', strip(invoice));
+      emitBilling(ctx, sub, 'invoice.paid', withoutMerchant(invoice));
       const end = Date.parse(invoice.period_end);
       ctx.scheduler.at(end, `renew ${sub.id}`, () => {
         if (sub.status === 'active') openInvoice(ctx, sub, end);
@@ -334,13 +316,13 @@ function charge(ctx: Ctx, subId: string, invoiceId: string): void {
       const retryAt = now + ctx.scaled(TIMING.dunningRetryMs[invoice.attempt_count - 1]!);
       invoice.next_attempt_at = isoUtc(retryAt);
       sub.status = 'past_due';
-      emitBilling(ctx, sub, 'invoice.payment_failed', strip(invoice));
+      emitBilling(ctx, sub, 'invoice.payment_failed', withoutMerchant(invoice));
       ctx.scheduler.at(retryAt, `dunning ${invoice.id}`, () => charge(ctx, sub.id, invoice.id));
       return;
     }
     invoice.status = 'uncollectible';
     sub.status = 'suspended';
-    emitBilling(ctx, sub, 'invoice.payment_failed', strip(invoice));
+    emitBilling(ctx, sub, 'invoice.payment_failed', withoutMerchant(invoice));
     emitBilling(ctx, sub, 'subscription.suspended', subscriptionView(sub));
   });
 }

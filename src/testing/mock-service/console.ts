@@ -10,7 +10,8 @@
 import type { Ctx } from './context.js';
 import { settlePayment, type PaymentRow } from './payments.js';
 import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
-import { html, safeEqual } from './util.js';
+import { html, safeDecode, safeEqual } from './util.js';
+import { isHttpUrl } from './validation.js';
 import { EVENT_TYPES, resendEvent, webhookSecretOf } from './webhooks.js';
 
 /** Rows a list shows: the newest first. */
@@ -67,20 +68,20 @@ export async function handleConsole(c: ConsoleContext, method: string, path: str
       '<h1>Refused</h1><p>This form did not come from the console page (its token is missing or stale). Reload the console and try again.</p>',
     );
   }
-  const settle = /^\/console\/payments\/([^/]+)\/settle$/.exec(path);
-  if (settle) return settleAction(c, decode(settle[1]!), form);
-  const resend = /^\/console\/events\/([^/]+)\/resend$/.exec(path);
-  if (resend) return resendAction(c, decode(resend[1]!));
+  const settle = captured(/^\/console\/payments\/([^/]+)\/settle$/, path);
+  if (settle !== null) return settleAction(c, settle, form);
+  const resend = captured(/^\/console\/events\/([^/]+)\/resend$/, path);
+  if (resend !== null) return resendAction(c, resend);
   if (path === '/console/events/test') return testEventAction(c, form);
   return notFound();
 }
 
 function pageView(c: ConsoleContext, path: string): Response {
   if (path === '/' || path === '/console' || path === '/console/') return page(200, 'Sandbox console', home(c));
-  const payment = /^\/console\/payments\/([^/]+)$/.exec(path);
-  if (payment) return paymentPage(c, decode(payment[1]!));
-  const event = /^\/console\/events\/([^/]+)$/.exec(path);
-  if (event) return eventPage(c, decode(event[1]!));
+  const payment = captured(/^\/console\/payments\/([^/]+)$/, path);
+  if (payment !== null) return paymentPage(c, payment);
+  const event = captured(/^\/console\/events\/([^/]+)$/, path);
+  if (event !== null) return eventPage(c, event);
   return notFound();
 }
 
@@ -298,20 +299,10 @@ export const LIVE_SCRIPT =
 export const LIVE_HASH = 'AR1wlkTTOJ1ktDAh65aiYILqWTp7Z8HccVXuMhzg8ig=';
 const LIVE = `<script>${LIVE_SCRIPT}</script>`;
 
-function isHttpUrl(value: string): boolean {
-  try {
-    return /^https?:$/.test(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+/** The path segment `pattern` captures, decoded (as sent when it is not valid %-encoding), or null when it does not match. */
+function captured(pattern: RegExp, path: string): string | null {
+  const segment = pattern.exec(path)?.[1];
+  return segment === undefined ? null : (safeDecode(segment) ?? segment);
 }
 
 const redirect = (location: string) => new Response(null, { status: 303, headers: { Location: location } });

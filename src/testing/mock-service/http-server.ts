@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HandleContext } from './service.js';
 import type { MockServer } from './types.js';
-import { RAW_TEXT } from './util.js';
+import { RAW_TEXT } from './responses.js';
 
 type HandleWith = (request: Request, via: HandleContext) => Promise<Response>;
 
@@ -93,11 +93,42 @@ function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
 // Methods a Fetch Request can carry (TRACE, CONNECT and TRACK are forbidden there).
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** A 4xx with the spec's error shape, written straight to the socket's response. */
-function refuse(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): void {
+/** Writes the head and body of a 4xx with the spec's error shape; the caller ends the response. */
+function writeError(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ error, message });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
+  res.write(body);
+}
+
+/** A 4xx with the spec's error shape, written straight to the socket's response. */
+function refuse(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): void {
+  writeError(res, status, error, message, headers);
+  res.end();
+}
+
+/**
+ * A 4xx with the spec's error shape written on the bare socket, then closed: for what never
+ * becomes a request (CONNECT, an upgrade, a request the parser refuses).
+ */
+function refuseOnSocket(socket: import('node:stream').Duplex, status: number, reason: string, message: string): void {
+  const body = JSON.stringify({ error: reason, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Writes the service's Fetch Response (no body for HEAD), with its exact Content-Length. */
+async function writeResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {
+  // json() answers keep their text: written as it is, without reading the stream back.
+  const text = RAW_TEXT.get(response);
+  const payload = text !== undefined ? Buffer.from(text) : new Uint8Array(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  headers['content-length'] = String(payload.length);
+  res.writeHead(response.status, headers);
+  res.end(head ? undefined : payload);
 }
 
 /** The Fetch URL and the raw target of a request line, or undefined when it is malformed. */
@@ -129,9 +160,7 @@ const lingering = new WeakMap<object, (reason: 'closed') => void>();
  * passed the time or byte bound; until then every chunk is counted and dropped.
  */
 function refuseTooLarge(req: IncomingMessage, res: ServerResponse, message: string, bounds: LingerOptions): void {
-  const body = JSON.stringify({ error: 'Payload Too Large', message });
-  res.writeHead(413, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
-  res.write(body);
+  writeError(res, 413, 'Payload Too Large', message, { connection: 'close' });
   const started = Date.now();
   const socket = req.socket;
   let bytes = 0;
@@ -235,16 +264,7 @@ export function startServer(
         clientIp: req.socket.remoteAddress ?? 'unknown',
         rawBody: body,
       });
-      // json() answers keep their text: written as it is, without reading the stream back.
-      const text = RAW_TEXT.get(response);
-      const payload = text !== undefined ? Buffer.from(text) : new Uint8Array(await response.arrayBuffer());
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      headers['content-length'] = String(payload.length);
-      res.writeHead(response.status, headers);
-      res.end(method === 'HEAD' ? undefined : payload);
+      await writeResponse(res, response, method === 'HEAD');
     } catch (error) {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
@@ -260,14 +280,10 @@ export function startServer(
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   // CONNECT (a proxy tunnel) and protocol upgrades: not this service's business, said plainly.
-  const rawRefusal = (socket: import('node:stream').Duplex, status: number, reason: string, message: string) => {
-    const body = JSON.stringify({ error: reason, message });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  };
-  server.on('connect', (_req, socket) => rawRefusal(socket, 405, 'Method Not Allowed', 'CONNECT is not supported by this service.'));
-  server.on('upgrade', (_req, socket) => rawRefusal(socket, 400, 'Bad Request', 'Protocol upgrades are not supported by this service.'));
+  server.on('connect', (_req, socket) => refuseOnSocket(socket, 405, 'Method Not Allowed', 'CONNECT is not supported by this service.'));
+  server.on('upgrade', (_req, socket) =>
+    refuseOnSocket(socket, 400, 'Bad Request', 'Protocol upgrades are not supported by this service.'),
+  );
   // A request line or header block the parser refuses: a 400 with the error shape, not a reset.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // A client that stops mid-body while its 413 lingers (or a timeout then): it has its answer.
@@ -275,13 +291,8 @@ export function startServer(
     if (endLinger) return endLinger('closed');
     if (!socket.writable) return socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({
-      error: status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request',
-      message: `The request could not be parsed (${error.code ?? 'invalid HTTP'}).`,
-    });
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+    refuseOnSocket(socket, status, reason, `The request could not be parsed (${error.code ?? 'invalid HTTP'}).`);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

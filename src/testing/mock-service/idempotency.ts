@@ -13,7 +13,8 @@
 // Replays of kept keys, and requests without a key, are served as always.
 import type { Ctx } from './context.js';
 import { TIMING } from './defaults.js';
-import { canonicalJson, errorResponse, RAW_TEXT, validationFailed } from './util.js';
+import { errorResponse, RAW_TEXT, validationFailed } from './responses.js';
+import { canonicalJson } from './util.js';
 
 /** An answered key: what a replay needs, and nothing else. */
 interface Answered {

@@ -5,24 +5,10 @@ import { FEES, TIMING } from './defaults.js';
 import { hmacHex } from './hmac.js';
 import { pushOutcome } from './push.js';
 import type { MockGateway, MockMerchant } from './types.js';
-import {
-  attr,
-  errorResponse,
-  FieldErrors,
-  isHttpUrl,
-  isoUtc,
-  json,
-  MOBILE,
-  digits,
-  newestPage,
-  sharedList,
-  pageParams,
-  round2,
-  MAX_AMOUNT,
-  TOO_LARGE,
-  trxId as newTrxId,
-  validationFailed,
-} from './util.js';
+import { trxId as newTrxId } from './ids.js';
+import { errorResponse, json, validationFailed } from './responses.js';
+import { isoUtc, newestPage, sharedList, round2 } from './util.js';
+import { attr, FieldErrors, isHttpUrl, MOBILE, digits, pageParams, MAX_AMOUNT, TOO_LARGE } from './validation.js';
 
 /** A payment as the service keeps it (the values of `state.payments`). */
 export interface PaymentRow {

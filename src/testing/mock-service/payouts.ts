@@ -5,20 +5,9 @@
 import type { ApiRequest, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
 import type { MockMerchant } from './types.js';
-import {
-  digits,
-  errorResponse,
-  FieldErrors,
-  isoUtc,
-  json,
-  MAX_AMOUNT,
-  MOBILE,
-  newestPage,
-  pageParams,
-  round2,
-  TOO_LARGE,
-  validationFailed,
-} from './util.js';
+import { errorResponse, json, validationFailed } from './responses.js';
+import { isoUtc, newestPage, round2, withoutMerchant } from './util.js';
+import { digits, FieldErrors, MAX_AMOUNT, MOBILE, pageParams, TOO_LARGE } from './validation.js';
 
 /** Amounts that pick a payout outcome. */
 export const PAYOUT_TEST_AMOUNTS = { inProgress: 12.12, ambiguous: 13.13, failed: 14.14 } as const;
@@ -124,12 +113,7 @@ export function createPayout(ctx: Ctx, req: ApiRequest): Response {
       }
     });
   }
-  return json(200, { status: 'success', data: payoutView(row) });
-}
-
-function payoutView(row: PayoutRow) {
-  const { merchant_id: _merchant, ...view } = row;
-  return view;
+  return json(200, { status: 'success', data: withoutMerchant(row) });
 }
 
 /** GET /api/v1/payouts */
@@ -140,7 +124,7 @@ export function listPayouts(ctx: Ctx, req: ApiRequest): Response {
   const { id: merchantId } = req.caller.merchant;
   const { environment } = req.caller;
   const keep = (r: PayoutRow) => r.merchant_id === merchantId && r.environment === environment;
-  return json(200, newestPage(ctx.state.payouts.values() as Iterable<PayoutRow>, keep, payoutView, limit, offset));
+  return json(200, newestPage(ctx.state.payouts.values() as Iterable<PayoutRow>, keep, withoutMerchant, limit, offset));
 }
 
 /** GET /api/v1/payouts/{id}: a non-UUID id is 404 like an unknown one. */
@@ -156,5 +140,5 @@ export function getPayout(ctx: Ctx, req: ApiRequest): Response {
         : 'Payout ids are UUIDs: no payout has this id.',
     );
   }
-  return json(200, { status: 'success', data: payoutView(row) });
+  return json(200, { status: 'success', data: withoutMerchant(row) });
 }

@@ -1,7 +1,7 @@
 // The simulated USSD push: the customer's phone number decides the outcome and how long it
 // takes (see TEST_PHONE_NUMBERS).
 import { TEST_PHONE_NUMBERS, TIMING } from './defaults.js';
-import { digits } from './util.js';
+import { digits } from './validation.js';
 
 export interface PushOutcome {
   result: 'success' | 'failed';

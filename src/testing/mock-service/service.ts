@@ -6,7 +6,8 @@
 // Runtime-neutral: web-standard APIs only; node:crypto (HMAC) and node:http (listen()) are
 // found at run time where they exist, msw by the handlers getter.
 import { getBalance, getSiteInfo, logo } from './account.js';
-import { authenticate, availability, RateLimiter } from './auth.js';
+import { authenticate, availability } from './auth.js';
+import { RateLimiter } from './rate-limit.js';
 import { createPlan, createSubscription, listInvoices } from './billing.js';
 import { showCheckout, submitCheckout } from './checkout.js';
 import type { ApiRequest, Ctx } from './context.js';
@@ -19,7 +20,9 @@ import { createPayment, getPayment, listPayments, pushPayment, settlePayment, ve
 import { createPayout, getPayout, listPayouts, previewPayout } from './payouts.js';
 import { Scheduler } from './scheduler.js';
 import type { MockRequestLogEntry, MockServer, MockService, MockServiceOptions, MockState } from './types.js';
-import { capList, capMap, errorResponse, isObject, json, randomHex, RAW_TEXT } from './util.js';
+import { randomHex } from './ids.js';
+import { errorResponse, json, RAW_TEXT } from './responses.js';
+import { capList, capMap, isObject, safeDecode } from './util.js';
 import { handleConsole, isConsolePath, PAGE_VIEWS } from './console.js';
 import { emitEvent, linkWebhookSecrets, webhookSecretOf } from './webhooks.js';
 
@@ -401,13 +404,5 @@ function allowCors(response: Response): void {
     );
   } catch {
     // immutable headers: leave them
-  }
-}
-
-function safeDecode(segment: string): string | null {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return null;
   }
 }

@@ -7,7 +7,8 @@ import type { Ctx, EmitInput, Environment } from './context.js';
 import { TIMING, WEBHOOK_API_VERSION } from './defaults.js';
 import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './types.js';
 import { hmacHex } from './hmac.js';
-import { isoOffset, prefixedId } from './util.js';
+import { prefixedId } from './ids.js';
+import { isoOffset } from './util.js';
 
 /**
  * The spec's event types, listed here from the spec (not taken from the client's list: a

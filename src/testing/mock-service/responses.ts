@@ -1,0 +1,32 @@
+// The service's JSON and error responses (the spec's `{ error, message, errors? }` shape).
+
+/** A JSON response. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  const text = JSON.stringify(body);
+  const response = new Response(text, {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
+  RAW_TEXT.set(response, text);
+  return response;
+}
+
+/** The body text of responses made by `json()`: the HTTP adapter writes it without reading the stream. */
+export const RAW_TEXT = new WeakMap<Response, string>();
+
+/** An error response `{ error, message }` (plus `errors` for validation failures). */
+export function errorResponse(
+  status: number,
+  error: string,
+  message: string,
+  extra: { errors?: Record<string, string[]>; headers?: Record<string, string> } = {},
+): Response {
+  const body: Record<string, unknown> = { error, message };
+  if (extra.errors) body.errors = extra.errors;
+  return json(status, body, extra.headers);
+}
+
+/** 422 Validation failed with every failing field. */
+export function validationFailed(errors: Record<string, string[]>): Response {
+  return errorResponse(422, 'Validation failed', 'The given data was invalid.', { errors });
+}
