@@ -373,3 +373,22 @@ describe('logging', () => {
     expect(text).not.toContain(PHONE);
   });
 });
+
+describe('logging: custom auth headers', () => {
+  test('Authorization and Cookie in custom headers are redacted; BUSINESS_PAYMENTS_LOG is case-insensitive', async () => {
+    vi.stubEnv('BUSINESS_PAYMENTS_LOG', 'DEBUG');
+    const lines: string[] = [];
+    const logger = { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: (...args: unknown[]) => lines.push(JSON.stringify(args)) };
+    api.on('get', '/api/v1/balance', { body: [{ currency: 'USD', balance: 10 }] });
+    const client = new PaymentsClient({
+      ...CREDENTIALS,
+      baseUrl: BASE_URL,
+      logger,
+      defaultHeaders: { Authorization: 'Bearer proxy-token-123' },
+    });
+    await client.balance.retrieve({ headers: { Cookie: 'session=abc' } });
+    expect(lines.join('\n')).toContain('[redacted]');
+    expect(lines.join('\n')).not.toContain('proxy-token-123');
+    expect(lines.join('\n')).not.toContain('session=abc');
+  });
+});

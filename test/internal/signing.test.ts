@@ -3,7 +3,7 @@
 // so a bug in signRequest cannot agree with itself here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test, vi } from 'vitest';
-import { signRequest } from '../../src/index.js';
+import { InvalidParamsError, signRequest } from '../../src/index.js';
 import { signingPayload, type SignRequestInput } from '../../src/internal/signing.js';
 import fixture from '../fixtures/signing-vectors.json';
 
@@ -229,5 +229,15 @@ describe('the client signs every attempt on the WebCrypto path too', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('signRequest: bad input', () => {
+  test('bad input is an InvalidParamsError naming each field, never a bare error', async () => {
+    const error = await signRequest({ secret: '', timestamp: 'soon', method: 'G ET', pathWithQuery: 'api', body: 5 as never }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['body', 'method', 'pathWithQuery', 'secret', 'timestamp']);
   });
 });

@@ -172,3 +172,15 @@ describe('siteInfo.retrieve', () => {
     expect((error as NotFoundError).status).toBe(404);
   });
 });
+
+describe('documented shapes in a success envelope', () => {
+  test('verify, siteInfo and payouts.preview unwrap { status, data }', async () => {
+    api.on('get', '/api/v1/verify-payment/:id', { body: { status: 'success', data: fixtures.verified } });
+    api.on('get', '/api/v1/site-info', { body: { status: 'success', data: fixtures.siteInfo } });
+    api.on('post', '/api/v1/payouts/preview', { body: { status: 'success', data: { amount: 100, fee: 2, payable_amount: 98 } } });
+    const { client } = setup();
+    await expect(client.payments.verify('TRX123456')).resolves.toEqual(fixtures.verified);
+    await expect(client.siteInfo.retrieve()).resolves.toEqual(fixtures.siteInfo);
+    await expect(client.payouts.preview({ amount: 100 })).resolves.toEqual({ amount: 100, fee: 2, payable_amount: 98 });
+  });
+});

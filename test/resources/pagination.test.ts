@@ -1,7 +1,14 @@
 // payments.list, payouts.list, billing.invoices.list: one page on await, every item on `for await`.
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
-import { InvalidParamsError, PaymentListParams, PaymentsError, ResponseValidationError, type PagePromise } from '../../src/index.js';
+import {
+  InvalidParamsError,
+  PaymentListParams,
+  PaymentsError,
+  PayoutListParams,
+  ResponseValidationError,
+  type PagePromise,
+} from '../../src/index.js';
 import { MAX_STALE_PAGES } from '../../src/core/pagination.js';
 import type { PaymentsClient } from '../../src/index.js';
 import { rejection } from '../support/assertions.js';
@@ -574,5 +581,29 @@ describe('other list envelopes: the walk ends only when the server says so', () 
       ['p2', 5, 'SUCCESS'],
       ['p3', 5, 'SUCCESS'],
     ]);
+  });
+});
+
+describe('pagination: id-less items', () => {
+  test('items without ids from a server that ignores offset do not loop forever (nor repeat)', async () => {
+    // Public list items all have ids now: a list of id-less rows goes through the client's
+    // internal list call, as a shape without an id would.
+    api.on('get', '/api/v1/payouts', { body: { data: [{ amount: 1 }, { amount: 2 }] } });
+    const { client } = setup();
+    const seen: unknown[] = [];
+    const list = client.requestPage({
+      operation: 'payouts.list',
+      method: 'GET',
+      path: '/api/v1/payouts',
+      params: PayoutListParams,
+      value: { limit: 2 },
+      item: z.looseObject({ amount: z.number() }),
+    });
+    const failure = await (async () => {
+      for await (const payout of list) seen.push(payout);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([{ amount: 1 }, { amount: 2 }]);
+    expect(failure).toBeInstanceOf(PaymentsError);
+    expect(api.seen).toHaveLength(1 + MAX_STALE_PAGES);
   });
 });

@@ -9,6 +9,8 @@ import {
   APIError,
   APITimeoutError,
   APIUserAbortError,
+  InvalidParamsError,
+  PaymentsClient,
   PaymentsError,
   InternalServerError,
   RateLimitError,
@@ -1131,5 +1133,51 @@ describe('regressions', () => {
     expect(error).toBeInstanceOf(PaymentsError);
     expect(error).not.toBeInstanceOf(APIConnectionError);
     expect(error.message).toMatch(/asResponse\(\)/);
+  });
+});
+
+describe('validation (found in review)', () => {
+  test('an upper-case HTTPS scheme is HTTPS in production', async () => {
+    const live = new PaymentsClient({
+      environment: 'production',
+      merchantKey: 'live_m',
+      apiKey: 'live_k',
+      apiSecret: 'live_s',
+      baseUrl: BASE_URL,
+      maxRetries: 0,
+    });
+    api.use(
+      http.post(`${BASE_URL}/api/v1/payments`, () => HttpResponse.json({ status: 'success', data: fixtures.payment, trx_id: 'TRX123456' })),
+    );
+    await expect(
+      live.payments.create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', ipn_url: 'HTTPS://shop.example.com/ipn' }),
+    ).resolves.toMatchObject({ trx_id: 'TRX123456' });
+    await expect(
+      live.payments.create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', ipn_url: 'http://shop.example.com/ipn' }),
+    ).rejects.toMatchObject({ errors: { ipn_url: [expect.stringContaining('https')] } });
+  });
+
+  test('an unknown key is reported under its own name', async () => {
+    const { client } = setup();
+    const error = await client.payments
+      .create({ payment_amount: 5, currency_code: 'USD', ref_trx: 'o-1', amout: 5 } as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect((error as InvalidParamsError).errors).toEqual({ amout: ['is not a known field (check the spelling)'] });
+    expect(api.seen).toHaveLength(0);
+  });
+});
+
+describe('allow_payment_methods', () => {
+  test('a blank keyword is refused before sending (the service refuses it too)', async () => {
+    const { client } = setup();
+    for (const allow_payment_methods of ['  ', ['mpesa', ' ']]) {
+      const error = await client.payments
+        .create({ payment_amount: 5, currency_code: 'TZS', ref_trx: 'o-1', allow_payment_methods })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidParamsError);
+      expect(Object.keys((error as InvalidParamsError).errors)[0]).toMatch(/^allow_payment_methods/);
+    }
+    expect(api.seen).toHaveLength(0);
   });
 });
