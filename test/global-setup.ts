@@ -3,7 +3,7 @@
 // started here and not awaited: the tests that need it wait for it (packageCopyReady), the
 // others run meanwhile, and a run without those tests never waits for a build at all.
 import type { TestProject } from 'vitest/node';
-import { startPackageCopy } from './cli/support.js';
+import { startPackageCopy } from './support/cli.js';
 
 let copy: ReturnType<typeof startPackageCopy> | undefined;
 

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, inject, onTestFinished, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
 import { createMockService } from '../../src/testing.js';
-import { packageCopyReady, runCli } from './support.js';
+import { packageCopyReady, runCli } from '../support/cli.js';
 
 const pkg = { dir: inject('packageCopy') };
 const cli = join(pkg.dir, 'dist', 'cli.js');

@@ -8,7 +8,7 @@ import { createFulfillment } from '../../src/fulfillment.js';
 import { PaymentsClient } from '../../src/index.js';
 import { verifyWebhook, type WebhookEvent } from '../../src/webhooks.js';
 import { createMockService, type MockServer, type MockService } from '../../src/testing.js';
-import { runCli } from './support.js';
+import { runCli } from '../support/cli.js';
 
 let mock: MockService;
 let server: MockServer;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { expectUsageError, runCli } from './support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 
 const commands = ['sandbox', 'sign', 'verify-webhook', 'trigger'];
 

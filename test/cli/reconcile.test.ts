@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
 import { createMockService, type MockServer, type MockService } from '../../src/testing.js';
-import { expectUsageError, runCli } from './support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 
 let mock: MockService;
 let server: MockServer;

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { PaymentsClient } from '../../src/index.js';
 import { DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
 import { main } from '../../src/cli/main.js';
-import { expectUsageError, runCli } from './support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 
 /** Starts `sandbox` with a live view of its output; `stop()` aborts it and resolves to the exit code. */
 function startSandbox(args: string[]) {

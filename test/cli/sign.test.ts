@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createMockService } from '../../src/testing.js';
-import { expectUsageError, runCli } from './support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 
 function openssl(secret: string, payload: string): string {
   const result = spawnSync('openssl', ['dgst', '-sha256', '-hmac', secret], { input: payload, encoding: 'utf8' });

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../src/index.js';
 import { verifyWebhook } from '../../src/webhooks.js';
-import { expectUsageError, runCli } from './support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 
 const secret = 'whsec_trigger_test';
 interface Delivery {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseHeadersFile } from '../../src/cli/verify-webhook.js';
 import { paymentEvent } from '../support/events.js';
-import { expectUsageError, runCli } from './support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 
 const secret = 'whsec_test_cli';
 const now = 1_700_000_000;

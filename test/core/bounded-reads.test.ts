@@ -21,7 +21,7 @@ import {
 } from '../../src/index.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../src/internal/read-body.js';
 import { UUID, rejection } from '../support/assertions.js';
-import { packageCopyReady } from '../cli/support.js';
+import { packageCopyReady } from '../support/cli.js';
 import { fixtures } from '../support/fake-api.js';
 
 const KIB = 1024;

@@ -8,7 +8,7 @@ import { createFulfillment, type FulfillmentClient } from '../../src/fulfillment
 import { ConfigurationError, PaymentsClient, type ClientOptions } from '../../src/index.js';
 import { signWebhook } from '../../src/testing.js';
 import { verifyWebhook, verifyWebhookSignature, WebhookVerificationError } from '../../src/webhooks.js';
-import { expectUsageError, runCli } from '../cli/support.js';
+import { expectUsageError, runCli } from '../support/cli.js';
 import { BASE_URL, CREDENTIALS } from '../support/fake-api.js';
 
 const ENV_NAMES = [

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, inject, test } from 'vitest';
-import { packageCopyReady, root } from '../cli/support.js';
+import { packageCopyReady, root } from '../support/cli.js';
 
 // `npm run demo` is `npm run build && node examples/demo/demo.ts`: the same, in a private
 // copy of the package (built once for the suite by test/global-setup.ts).

@@ -11,7 +11,7 @@ import { traceBusinessPayments } from '../../examples/opentelemetry/tracing.js';
 import { PaymentsClient, type ClientOptions } from '../../src/index.js';
 import { createFulfillment } from '../../src/fulfillment.js';
 import { signWebhook, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { startSandbox, type Sandbox } from './sandbox-support.js';
+import { startSandbox, type Sandbox } from '../support/sandbox.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

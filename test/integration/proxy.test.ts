@@ -10,7 +10,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { fetch as undiciFetch, ProxyAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, type ClientOptions, type PaymentsClient } from '../../src/index.js';
-import { startReceiver, startSandbox, type Receiver, type Sandbox } from './sandbox-support.js';
+import { startReceiver, startSandbox, type Receiver, type Sandbox } from '../support/sandbox.js';
 
 /** One request the proxy carried: how it came, to which host:port, and its request line. */
 interface Sighting {

@@ -15,7 +15,7 @@ import {
   type PaymentCreateParams,
 } from '../../src/index.js';
 import { PAYOUT_TEST_AMOUNTS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { startReceiver, startSandbox, waitFor, type Receiver, type Sandbox } from './sandbox-support.js';
+import { startReceiver, startSandbox, waitFor, type Receiver, type Sandbox } from '../support/sandbox.js';
 
 let sandbox: Sandbox;
 let client: PaymentsClient;

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_PHONE_NUMBERS } from '../../src/testing.js';
 import { verifyWebhookSignature, type WebhookEvent } from '../../src/webhooks.js';
-import { startReceiver, startSandbox, waitFor, type ReceivedDelivery, type Receiver, type Sandbox } from './sandbox-support.js';
+import { startReceiver, startSandbox, waitFor, type ReceivedDelivery, type Receiver, type Sandbox } from '../support/sandbox.js';
 
 const MIN = 60_000;
 

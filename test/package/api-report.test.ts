@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, test } from 'vitest';
 import { buildApiReports, diffLines, packageReports, reportFileName } from '../../scripts/api-report.js';
-import { packageCopyReady } from '../cli/support.js';
+import { packageCopyReady } from '../support/cli.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'business-payments-api-test-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

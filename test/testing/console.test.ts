@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { LIVE_HASH, LIVE_SCRIPT } from '../../src/testing/mock-service/console.js';
-import { BASE, hostedBody, setup } from './mock-service.support.js';
+import { BASE, hostedBody, setup } from '../support/mock-service.js';
 
 const HTML = { Accept: 'text/html,application/xhtml+xml' };
 

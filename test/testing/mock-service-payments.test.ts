@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
 import { defaultMerchant } from '../../src/testing/mock-service/defaults.js';
-import { hostedBody, pushBody, setup, T0 } from './mock-service.support.js';
+import { hostedBody, pushBody, setup, T0 } from '../support/mock-service.js';
 
 describe('mock service: payment validation (422 Validation failed)', () => {
   it('lists every failing field with messages', async () => {

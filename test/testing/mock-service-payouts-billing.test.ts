@@ -2,7 +2,7 @@
 // consent, invoices, charge outcomes, dunning) on the mock.
 import { describe, expect, it } from 'vitest';
 import { PAYOUT_TEST_AMOUNTS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { setup, T0 } from './mock-service.support.js';
+import { setup, T0 } from '../support/mock-service.js';
 
 const DAY = 86_400_000;
 

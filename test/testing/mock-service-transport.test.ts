@@ -13,7 +13,7 @@ import {
   UnprocessableEntityError,
 } from '../../src/index.js';
 import { createMockService, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { BASE, hostedBody, setup, sign } from './mock-service.support.js';
+import { BASE, hostedBody, setup, sign } from '../support/mock-service.js';
 
 const SPEC_ROUTES = [
   'POST /api/v1/payments',
