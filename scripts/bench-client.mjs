@@ -205,6 +205,21 @@ function kyContender(label, options) {
 
 const textOk = (text) => Buffer.byteLength(text) === BODY_BYTES && JSON.parse(text).trx_id === 'TRX1';
 
+/** This SDK's contender, from the build `where()` names (none: the contender is skipped). */
+function sdkContender(label, where) {
+  return {
+    label,
+    setup: async (origin) => {
+      const from = where();
+      if (!from) return undefined;
+      const { PaymentsClient } = await import(from);
+      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
+      return () => client.payments.verify('TRX1');
+    },
+    check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
+  };
+}
+
 /**
  * key → { label, setup(origin) → one call, check(one result) }. Each setup imports only
  * what it needs, so a BENCH_ONLY profile holds no other library's load time.
@@ -241,39 +256,16 @@ const CONTENDERS = {
     retry: { limit: 2 },
     hooks: { beforeRequest: [putHeaders(signedHeaders())] },
   }),
-  sdk: {
-    label: 'SDK payments.verify',
-    setup: async (origin) => {
-      const { PaymentsClient } = await import('../dist/index.js');
-      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
-      return () => client.payments.verify('TRX1');
-    },
-    check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
-  },
+  sdk: sdkContender('SDK payments.verify', () => '../dist/index.js'),
   // The same client with a subscriber on the tracing channels (as an APM tool would hold
   // one): it is attached only while this contender's batches run.
-  sdktraced: {
-    label: 'SDK payments.verify, traced',
-    setup: async (origin) => {
-      const { PaymentsClient } = await import('../dist/index.js');
-      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
-      return () => client.payments.verify('TRX1');
-    },
-    check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
-    around: tracingSubscriber,
-  },
+  sdktraced: { ...sdkContender('SDK payments.verify, traced', () => '../dist/index.js'), around: tracingSubscriber },
   // Another build of the SDK (BENCH_BASELINE=<its dist/index.js>), e.g. main before a
   // change: SDK / baseline is what the change costs, both measured in the same rounds.
-  baseline: {
-    label: 'SDK payments.verify, baseline build',
-    setup: async (origin) => {
-      if (!process.env.BENCH_BASELINE) return undefined;
-      const { PaymentsClient } = await import(pathToFileURL(resolvePath(process.env.BENCH_BASELINE)).href);
-      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
-      return () => client.payments.verify('TRX1');
-    },
-    check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
-  },
+  baseline: sdkContender(
+    'SDK payments.verify, baseline build',
+    () => process.env.BENCH_BASELINE && pathToFileURL(resolvePath(process.env.BENCH_BASELINE)).href,
+  ),
   stripe: {
     label: 'stripe customers.retrieve',
     setup: async (origin) => {

@@ -200,8 +200,7 @@ export class PaymentsClient {
       return sent;
     };
     return traced(tracing, trace, run, (context, error) => {
-      const { name, attempts, status, requestId } = error as APIError;
-      Object.assign(context, { errorClass: name, attempt: attempts ?? context.attempt, status, requestId });
+      noteFailure(context, error as PaymentsError, (error as PaymentsError).attempts ?? context.attempt);
     });
   }
 
@@ -324,8 +323,7 @@ export class PaymentsClient {
       const failure = callError(state.error, { ...call });
       this.#log('warn', `${spec.operation} attempt ${state.retryCount} failed (${failure.message}); retrying`);
       if (call.trace) {
-        const { name, status, requestId } = failure as APIError;
-        Object.assign(call.trace, { attempt: call.attempts + 1, errorClass: name, status, requestId });
+        noteFailure(call.trace, failure, call.attempts + 1);
         retry!.publish(call.trace);
       }
     }
@@ -476,6 +474,12 @@ function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record
   for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
   const query = spec.method === 'GET' && (params || spec.query) ? toQuery({ ...(params as object), ...spec.query }) : '';
   return query ? `${out}?${query}` : out;
+}
+
+/** Writes what a trace may carry of a failure: its class, and the status and request id of an API error. */
+function noteFailure(trace: RequestTrace, error: PaymentsError, attempt: number): void {
+  const { status, requestId } = error as Partial<APIError>;
+  Object.assign(trace, { attempt, errorClass: error.name, status, requestId });
 }
 
 /** The retry mode of a route: its own, else `safe` for GET and `create` for POST. */
