@@ -24,13 +24,22 @@ import { channel, listened, traced, tracingChannel, type RequestTrace } from './
 import { validateInputs, type Checked } from './internal/validate.js';
 import { Balance } from './resources/balance.js';
 import { Billing } from './resources/billing/index.js';
-import { OpenAPIDocument } from './resources/openapi.js';
+import type { OpenAPIDocument } from './resources/openapi.js';
+import {
+  CLIENT_ROUTES,
+  type ClientRoute,
+  type ListRoute,
+  type ResultOf,
+  type RouteArgs,
+  type RouteName,
+  type RouteOf,
+} from './resources/routes.js';
 import { Payments } from './resources/payments.js';
 import { Payouts } from './resources/payouts.js';
 import { SiteInfoResource } from './resources/site-info.js';
 import { VERSION } from './version.js';
 
-/** @internal One route call, as a resource describes it. */
+/** @internal One call of the pipeline: a route of the table with its inputs, or a test's own. */
 export interface RequestSpec<S extends z.ZodMiniType> {
   /** `resource.method`, used in error messages and logs. */
   operation: string;
@@ -38,31 +47,30 @@ export interface RequestSpec<S extends z.ZodMiniType> {
   /** Route with `{name}` placeholders filled from `pathParams`, percent-encoded. */
   path: string;
   pathParams?: Record<string, Checked>;
-  /** Body (POST) or query (GET) params and their schema. */
-  params?: Checked;
+  /** Schema of the body (POST) or query (GET) params… */
+  params?: z.ZodMiniType | undefined;
+  /** …and the caller's value of them. */
+  value?: unknown;
   /** URL fields of `params` that must be https:// in production. */
-  httpsInProduction?: readonly string[];
+  httpsInProduction?: readonly string[] | undefined;
   response: S;
   /** Default: `safe` for GET, `create` for POST. */
-  retry?: RetryMode;
+  retry?: RetryMode | undefined;
   /** Words added to the message of an error from this route (how to look a payout up). */
   failureHint?: ((error: PaymentsError) => string | undefined) | undefined;
   /** The spec shows no response body: an empty 2xx is a success (push). */
-  emptyBodyOk?: boolean;
+  emptyBodyOk?: boolean | undefined;
   /** Query params the SDK adds itself (a page number), sent after the validated ones. */
   query?: Record<string, number> | undefined;
   /** A same-origin URL the server gave (a next-page link): sent instead of path and query. */
   url?: string | undefined;
 }
 
-/** @internal A list route, as a resource describes it. */
-export type PageSpec<T> = Omit<RequestSpec<z.ZodMiniType>, 'response' | 'params'> & {
-  /** Each item's (provisional) schema. */
+/** @internal A list call: each item's (provisional) schema instead of a response schema. */
+export type PageSpec<T> = Omit<RequestSpec<z.ZodMiniType>, 'response'> & {
   item: z.ZodMiniType<T>;
   /** Names a server may keep the items under besides `data` (`payouts`). */
-  names?: readonly string[];
-  params: z.ZodMiniType;
-  value: object | undefined;
+  names?: readonly string[] | undefined;
 };
 
 /**
@@ -138,7 +146,25 @@ export class PaymentsClient {
 
   /** The service's machine-readable description (GET /api/v1/openapi.json). */
   openapi(options?: RequestOptions): APIPromise<OpenAPIDocument> {
-    return this.request({ operation: 'openapi', method: 'GET', path: '/api/v1/openapi.json', response: OpenAPIDocument }, options);
+    return this.get('openapi', options);
+  }
+
+  /** @internal A GET route of the table: `get('payouts.retrieve', id, options)`. */
+  get<N extends RouteOf<'GET'>>(name: N, ...args: RouteArgs<N, [options?: RequestOptions]>): APIPromise<ResultOf<N>> {
+    const [spec, options] = specOf(name, args, false);
+    return this.request(spec, options) as APIPromise<ResultOf<N>>;
+  }
+
+  /** @internal A POST route of the table: `post('payouts.create', params, options)`, the path id first when it has one. */
+  post<N extends RouteOf<'POST'>>(name: N, ...args: RouteArgs<N, [params: unknown, options?: RequestOptions]>): APIPromise<ResultOf<N>> {
+    const [spec, options] = specOf(name, args, true);
+    return this.request(spec, options) as APIPromise<ResultOf<N>>;
+  }
+
+  /** @internal A list route of the table: the first page now, every page on `for await`. */
+  getPage<N extends ListRoute>(name: N, params: unknown, options?: RequestOptions): PagePromise<ResultOf<N>> {
+    const [spec] = specOf(name, [params], true);
+    return this.requestPage({ ...spec, item: spec.response, names: CLIENT_ROUTES[name].list }, options) as PagePromise<ResultOf<N>>;
   }
 
   /** @internal Sends one call through the pipeline: validate, sign, send, retry, parse. */
@@ -163,8 +189,8 @@ export class PaymentsClient {
     };
     const fetchPage = (at: Cursor): Promise<SentRequest<ListPage<T>>> => {
       // Page numbers and links replace the offset; the caller's other params stay.
-      const value = at.offset === offset || at.page !== undefined ? spec.value : { ...spec.value, offset: at.offset };
-      const page: RequestSpec<typeof response> = { ...spec, params: [spec.params, value], response, url: at.url };
+      const value = at.offset === offset || at.page !== undefined ? spec.value : { ...(spec.value as object), offset: at.offset };
+      const page: RequestSpec<typeof response> = { ...spec, value, response, url: at.url };
       if (at.page !== undefined) page.query = { page: at.page };
       return this.#traced(page, options).then((sent) => ({
         response: sent.response,
@@ -231,7 +257,8 @@ export class PaymentsClient {
     let sent: ResponsePromise;
     let response: Response;
     try {
-      const { path, params } = validateInputs(spec.operation, spec, o.environment, options);
+      const checked = { ...spec, params: spec.params && ([spec.params, spec.value] as const) };
+      const { path, params } = validateInputs(spec.operation, checked, o.environment, options);
       call.fetchOptions = checkFetchOptions(options.fetchOptions, 'options.fetchOptions');
       call.pathWithQuery = pathWithQuery(this.#baseUrl, spec, path, params);
       const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;
@@ -467,8 +494,8 @@ function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record
     const url = new URL(spec.url);
     return url.pathname + url.search;
   }
-  let route = ROUTES.get(spec.path);
-  if (!route) ROUTES.set(spec.path, (route = spec.path.split(/\{(\w+)\}/)));
+  let route = TEMPLATES.get(spec.path);
+  if (!route) TEMPLATES.set(spec.path, (route = spec.path.split(/\{(\w+)\}/)));
   // Odd parts are param names, even parts literal text (split with a capture group).
   let out = base.pathname === '/' ? '' : base.pathname;
   for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
@@ -486,7 +513,16 @@ function noteFailure(trace: RequestTrace, error: PaymentsError, attempt: number)
 const modeOf = (spec: RequestSpec<z.ZodMiniType>): RetryMode => spec.retry ?? (spec.method === 'GET' ? 'safe' : 'create');
 
 // Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
-const ROUTES = new Map<string, string[]>();
+const TEMPLATES = new Map<string, string[]>();
+
+/** The pipeline's spec of a table route called with `args` (the path id first when it has one), and the options after them. */
+function specOf(name: RouteName, args: unknown[], withParams: boolean): [RequestSpec<z.ZodMiniType>, RequestOptions | undefined] {
+  const route: ClientRoute = CLIENT_ROUTES[name];
+  const spec: RequestSpec<z.ZodMiniType> = { ...route, operation: name, response: route.result };
+  if (route.id) spec.pathParams = { [/\{(\w+)\}/.exec(route.path)![1]!]: [route.id, args.shift()] };
+  if (withParams) spec.value = args.shift();
+  return [spec, args[0] as RequestOptions | undefined];
+}
 
 function toQuery(params: Record<string, unknown>): string {
   const query = new URLSearchParams();

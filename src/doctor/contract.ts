@@ -7,31 +7,9 @@
 // in the document with a type the SDK accepts, the SDK requires only what the document
 // promises, and the enums the SDK knows are the document's.
 import * as z from 'zod/mini';
-import { Invoice, InvoiceListParams } from '../resources/billing/invoices.js';
-import { Plan } from '../resources/billing/plans.js';
-import { Subscription, SubscriptionCreateParams } from '../resources/billing/subscriptions.js';
-import { BalanceResult } from '../resources/balance.js';
-import * as payments from '../resources/payments.js';
-import { Payout, PayoutCreateParams, PayoutListParams, PayoutPreview, PayoutPreviewParams } from '../resources/payouts.js';
-import { SiteInfo } from '../resources/site-info.js';
+import { CLIENT_ROUTES, type ClientRoute, type RouteName } from '../resources/routes.js';
 import { jsonHint } from '../internal/fields.js';
 import * as SHAPES from './shapes.js';
-
-const SDK = {
-  ...payments,
-  Invoice,
-  InvoiceListParams,
-  Plan,
-  Subscription,
-  SubscriptionCreateParams,
-  BalanceResult,
-  Payout,
-  PayoutCreateParams,
-  PayoutListParams,
-  PayoutPreview,
-  PayoutPreviewParams,
-  SiteInfo,
-};
 
 export type JSONSchema = Record<string, unknown> & {
   type?: string | string[];
@@ -68,62 +46,41 @@ const PLAN_PARAMS_SANDBOX = z.looseObject({
   description: z.optional(z.string()),
 });
 
-const RESULT: Route['provisional'] = ['response'];
+type At = NonNullable<Route['at']>;
+// What the check reads of each route's 200 body: the shape the SDK's reading is compared with
+// (shapes.ts) and where the result sits. A route without a row is checked for its presence
+// and its params only.
+const RESULTS: Partial<Record<RouteName, readonly [shape: z.ZodMiniType, at: At]>> = {
+  'payments.create': [SHAPES.paymentShape, 'data'],
+  'payments.list': [SHAPES.paymentRecordShape, 'data[]'],
+  'payments.retrieve': [SHAPES.paymentRecordShape, 'data'],
+  'payments.push': [SHAPES.pushResultShape, 'data'],
+  'payments.verify': [SHAPES.verifiedShape, 'body'],
+  'payments.initiate': [SHAPES.paymentSessionShape, 'body'],
+  'balance.retrieve': [z.array(SHAPES.walletShape), 'data'],
+  'siteInfo.retrieve': [SHAPES.siteInfoShape, 'body'],
+  'payouts.preview': [SHAPES.payoutPreviewShape, 'body'],
+  'payouts.create': [SHAPES.payoutShape, 'data'],
+  'payouts.list': [SHAPES.payoutShape, 'data[]'],
+  'payouts.retrieve': [SHAPES.payoutShape, 'data'],
+  'billing.plans.create': [SHAPES.planShape, 'data'],
+  'billing.subscriptions.create': [SHAPES.subscriptionShape, 'data'],
+  'billing.invoices.list': [SHAPES.invoiceShape, 'data[]'],
+};
+// Params the check reads instead of the client's schema: the plan body, sent as written.
+const PARAMS: Partial<Record<RouteName, z.ZodMiniType>> = { 'billing.plans.create': PLAN_PARAMS_SANDBOX };
+const PART = { params: 'body', result: 'response' } as const;
 
-// The route → schema table: one line per route the SDK calls.
-export const ROUTES: Route[] = [
-  { method: 'post', path: '/api/v1/payments', body: SDK.PaymentCreateParams, response: SHAPES.paymentShape, at: 'data' },
-  {
-    method: 'get',
-    path: '/api/v1/payments',
-    query: SDK.PaymentListParams,
-    response: SHAPES.paymentRecordShape,
-    at: 'data[]',
-    provisional: RESULT,
-  },
-  { method: 'get', path: '/api/v1/payments/{trx_id}', response: SHAPES.paymentRecordShape, at: 'data', provisional: RESULT },
-  {
-    method: 'post',
-    path: '/api/v1/payments/{trx_id}/push',
-    body: SDK.PaymentPushParams,
-    response: SHAPES.pushResultShape,
-    at: 'data',
-    provisional: RESULT,
-  },
-  { method: 'get', path: '/api/v1/balance', response: z.array(SHAPES.walletShape), at: 'data', provisional: RESULT },
-  { method: 'post', path: '/api/v1/initiate-payment', body: SDK.PaymentInitiateParams, response: SHAPES.paymentSessionShape, at: 'body' },
-  { method: 'get', path: '/api/v1/verify-payment/{trxId}', response: SHAPES.verifiedShape, at: 'body' },
-  { method: 'get', path: '/api/v1/site-info', response: SHAPES.siteInfoShape, at: 'body' },
-  { method: 'post', path: '/api/v1/payouts/preview', body: SDK.PayoutPreviewParams, response: SHAPES.payoutPreviewShape, at: 'body' },
-  { method: 'post', path: '/api/v1/payouts', body: SDK.PayoutCreateParams, response: SHAPES.payoutShape, at: 'data', provisional: RESULT },
-  { method: 'get', path: '/api/v1/payouts', query: SDK.PayoutListParams, response: SHAPES.payoutShape, at: 'data[]', provisional: RESULT },
-  { method: 'get', path: '/api/v1/payouts/{id}', response: SHAPES.payoutShape, at: 'data', provisional: RESULT },
-  {
-    method: 'post',
-    path: '/api/v1/billing/plans',
-    body: PLAN_PARAMS_SANDBOX,
-    response: SHAPES.planShape,
-    at: 'data',
-    provisional: ['body', 'response'],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/billing/subscriptions',
-    body: SDK.SubscriptionCreateParams,
-    response: SHAPES.subscriptionShape,
-    at: 'data',
-    provisional: RESULT,
-  },
-  {
-    method: 'get',
-    path: '/api/v1/billing/invoices',
-    query: SDK.InvoiceListParams,
-    response: SHAPES.invoiceShape,
-    at: 'data[]',
-    provisional: RESULT,
-  },
-  { method: 'get', path: '/api/v1/openapi.json' },
-];
+/** The routes the SDK calls (the client's route table), with what the check compares of each. */
+export const CONTRACT_ROUTES: Route[] = Object.entries(CLIENT_ROUTES).map(([name, client]: [string, ClientRoute]) => {
+  const route: Route = { method: client.method === 'GET' ? 'get' : 'post', path: client.path };
+  const params = PARAMS[name as RouteName] ?? client.params;
+  if (params) route[client.method === 'GET' ? 'query' : 'body'] = params;
+  const result = RESULTS[name as RouteName];
+  if (result) [route.response, route.at] = result;
+  if (client.provisional) route.provisional = client.provisional.map((part) => PART[part]);
+  return route;
+});
 
 /** The parts of an OpenAPI document the check reads. */
 export type OpenAPIDoc = {
@@ -283,7 +240,7 @@ function compareRoutes(doc: OpenAPIDoc, provisional: boolean): string[] {
   const documented = new Set(
     Object.entries(doc.paths ?? {}).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
   );
-  for (const route of ROUTES) {
+  for (const route of CONTRACT_ROUTES) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
     if (!documented.has(name)) {
       if (!provisional) drifts.push(`${name}: the SDK calls it, the document does not have it`);

@@ -8,10 +8,7 @@ import type { RequestOptions } from '../internal/options.js';
 export class Balance extends APIResource {
   /** Available wallet balances (GET /api/v1/balance). */
   retrieve(options?: RequestOptions): APIPromise<BalanceResult> {
-    return this._client.request(
-      { operation: 'balance.retrieve', method: 'GET', path: '/api/v1/balance', response: BalanceResult },
-      options,
-    );
+    return this._client.get('balance.retrieve', options);
   }
 }
 

@@ -13,7 +13,6 @@ import {
   oneOf,
   optional,
   pageParams,
-  pathId,
   provisional,
   shown,
   readRecord,
@@ -40,48 +39,17 @@ import { MAX_TIMEOUT_MS } from '../internal/validate.js';
 export class Payments extends APIResource {
   /** Creates a payment (POST /api/v1/payments). Retries reuse one Idempotency-Key. */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.request(
-      {
-        operation: 'payments.create',
-        method: 'POST',
-        path: '/api/v1/payments',
-        params: [PaymentCreateParams, params],
-        httpsInProduction: URL_FIELDS,
-        response: PaymentCreateResponse,
-        retry: 'create',
-      },
-      options,
-    );
+    return this._client.post('payments.create', params, options);
   }
 
   /** One page of payments (GET /api/v1/payments); `for await` walks every page. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<PaymentListItem> {
-    return this._client.requestPage(
-      {
-        operation: 'payments.list',
-        method: 'GET',
-        path: '/api/v1/payments',
-        params: PaymentListParams,
-        value: params,
-        item: PaymentListItem,
-        names: ['payments', 'transactions'],
-      },
-      options,
-    );
+    return this._client.getPage('payments.list', params, options);
   }
 
   /** One payment and its status (GET /api/v1/payments/{trx_id}). */
   retrieve(trxId: string, options?: RequestOptions): APIPromise<PaymentRecord> {
-    return this._client.request(
-      {
-        operation: 'payments.retrieve',
-        method: 'GET',
-        path: '/api/v1/payments/{trx_id}',
-        pathParams: { trx_id: [pathId, trxId] },
-        response: PaymentRecord,
-      },
-      options,
-    );
+    return this._client.get('payments.retrieve', trxId, options);
   }
 
   /**
@@ -90,33 +58,12 @@ export class Payments extends APIResource {
    * provably never reached the server, or on 429.
    */
   push(trxId: string, params?: PaymentPushParams, options?: RequestOptions): APIPromise<PaymentPushResult> {
-    return this._client.request(
-      {
-        operation: 'payments.push',
-        method: 'POST',
-        path: '/api/v1/payments/{trx_id}/push',
-        pathParams: { trx_id: [pathId, trxId] },
-        params: [PaymentPushParams, params ?? {}],
-        response: PaymentPushResult,
-        retry: 'push',
-        emptyBodyOk: true,
-      },
-      options,
-    );
+    return this._client.post('payments.push', trxId, params ?? {}, options);
   }
 
   /** Verifies a transaction server-side before fulfilment (GET /api/v1/verify-payment/{trxId}). */
   verify(trxId: string, options?: RequestOptions): APIPromise<VerifiedTransaction> {
-    return this._client.request(
-      {
-        operation: 'payments.verify',
-        method: 'GET',
-        path: '/api/v1/verify-payment/{trxId}',
-        pathParams: { trxId: [pathId, trxId] },
-        response: VerifiedTransaction,
-      },
-      options,
-    );
+    return this._client.get('payments.verify', trxId, options);
   }
 
   /**
@@ -125,18 +72,7 @@ export class Payments extends APIResource {
    * @deprecated Use {@link Payments.create}: new integrations use /api/v1/payments.
    */
   initiate(params: PaymentInitiateParams, options?: RequestOptions): APIPromise<PaymentSession> {
-    return this._client.request(
-      {
-        operation: 'payments.initiate',
-        method: 'POST',
-        path: '/api/v1/initiate-payment',
-        params: [PaymentInitiateParams, params],
-        httpsInProduction: URL_FIELDS,
-        response: PaymentSession,
-        retry: 'create',
-      },
-      options,
-    );
+    return this._client.post('payments.initiate', params, options);
   }
 
   /**
@@ -213,9 +149,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-// URL fields that carry payment data to the merchant: HTTPS only in production.
-const URL_FIELDS = ['ipn_url', 'webhook_url'] as const;
 
 /** Payment status: `pending` at creation, then `success` or `failed`. */
 export type PaymentStatus = 'pending' | 'success' | 'failed';

@@ -2,9 +2,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
-import { APIError, InvalidParamsError, type PaymentsError } from '../core/error.js';
-import { isRecord, unwrap } from '../internal/envelope.js';
-import { unsettledIn } from '../internal/retry.js';
+import { unwrap } from '../internal/envelope.js';
 import {
   uuid,
   mobileNumber,
@@ -20,6 +18,7 @@ import {
   type TiesInput,
 } from '../internal/fields.js';
 import type { RequestOptions } from '../internal/options.js';
+import { readPayout } from './payout-outcome.js';
 
 /**
  * Payouts of settled balance to the business's approved settlement mobile number.
@@ -36,17 +35,7 @@ import type { RequestOptions } from '../internal/options.js';
 export class Payouts extends APIResource {
   /** Fee preview (POST /api/v1/payouts/preview): amount, fee, payable_amount. */
   preview(params: PayoutPreviewParams, options?: RequestOptions): APIPromise<PayoutPreview> {
-    return this._client.request(
-      {
-        operation: 'payouts.preview',
-        method: 'POST',
-        path: '/api/v1/payouts/preview',
-        params: [PayoutPreviewParams, params],
-        response: PayoutPreview,
-        retry: 'safe',
-      },
-      options,
-    );
+    return this._client.post('payouts.preview', params, options);
   }
 
   /**
@@ -58,104 +47,22 @@ export class Payouts extends APIResource {
    * `status` (or thrown, on an error status) as it is.
    */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
-    return this._client.request(
-      {
-        operation: 'payouts.create',
-        method: 'POST',
-        path: '/api/v1/payouts',
-        params: [PayoutCreateParams, params],
-        response: Payout,
-        retry: 'payout',
-        failureHint: payoutFailureHint,
-      },
-      options,
-    );
+    return this._client.post('payouts.create', params, options);
   }
 
   /** One page of payouts (GET /api/v1/payouts); `for await` walks every page. */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
-    return this._client.requestPage(
-      {
-        operation: 'payouts.list',
-        method: 'GET',
-        path: '/api/v1/payouts',
-        params: PayoutListParams,
-        value: params,
-        item: PayoutItem,
-        names: ['payouts'],
-      },
-      options,
-    );
+    return this._client.getPage('payouts.list', params, options);
   }
 
   /** One payout by its UUID (GET /api/v1/payouts/{id}). */
   retrieve(id: string, options?: RequestOptions): APIPromise<Payout> {
-    return this._client.request(
-      { operation: 'payouts.retrieve', method: 'GET', path: '/api/v1/payouts/{id}', pathParams: { id: [PayoutId, id] }, response: Payout },
-      options,
-    );
+    return this._client.get('payouts.retrieve', id, options);
   }
 }
 
 /** Upstream outcomes that must never be retried as a new payout. */
 export const UNSETTLED_PAYOUT_OUTCOMES = ['INPROGRESS', 'AMBIGUOUS'] as const;
-
-// Where servers put a payout's status word, most specific first.
-const OUTCOME_FIELDS = ['status', 'payout_status', 'state', 'outcome', 'result', 'transaction_status'];
-const SPELLINGS: Record<string, PayoutStatus> = {
-  SUCCESS: 'SUCCESS',
-  SUCCESSFUL: 'SUCCESS',
-  SUCCEEDED: 'SUCCESS',
-  COMPLETED: 'SUCCESS',
-  PAID: 'SUCCESS',
-  FAILED: 'FAILED',
-  FAILURE: 'FAILED',
-  REJECTED: 'FAILED',
-  DECLINED: 'FAILED',
-  PENDING: 'INPROGRESS',
-  PROCESSING: 'INPROGRESS',
-  QUEUED: 'INPROGRESS',
-};
-
-/**
- * The outcome a payout body names: INPROGRESS or AMBIGUOUS wherever it appears (a code, a
- * message, a wrapper), else its status word, read as one of the four where recognised.
- */
-function outcomeOf(body: unknown): string | undefined {
-  const unsettled = unsettledIn(body);
-  if (unsettled || !isRecord(body)) return unsettled;
-  const word = OUTCOME_FIELDS.map((key) => body[key]).find((value) => typeof value === 'string');
-  return typeof word === 'string' ? (SPELLINGS[word.toUpperCase().replace(/[ _-]/g, '')] ?? word) : undefined;
-}
-
-/** A payout record as the server sent it, with `id` and `status` read wherever they are. */
-function readPayout(value: unknown): Payout {
-  const payout = readRecord<Payout>(value, {
-    ids: { id: ['payout_id', 'uuid', 'reference'] },
-    numbers: ['amount', 'fee', 'payable_amount'],
-  });
-  if (!isRecord(payout)) return payout;
-  const status = outcomeOf(payout);
-  // The server's own word stays when the SDK's reading of it differs (`PENDING` → INPROGRESS).
-  if (status !== undefined && status !== payout.status) {
-    if (payout.status !== undefined) payout.server_status = payout.status;
-    payout.status = status as PayoutStatus;
-  }
-  return payout;
-}
-
-function payoutFailureHint(error: PaymentsError): string | undefined {
-  if (error instanceof InvalidParamsError) return undefined;
-  const outcome = error instanceof APIError ? outcomeOf(error.body) : undefined;
-  // A 200 that says "failed" and a 3xx/4xx (but 408) are refusals: no money moved.
-  const refused = error instanceof APIError && error.status < 500 && error.status !== 408;
-  if (refused && outcome !== 'INPROGRESS' && outcome !== 'AMBIGUOUS') return undefined;
-  const what = outcome === 'INPROGRESS' || outcome === 'AMBIGUOUS' ? `Its outcome is ${outcome}` : 'It may have been made';
-  return (
-    `${what}: the SDK did not send it again. Before paying out again, look it up with client.payouts.list() ` +
-    `(or payouts.retrieve(id)); to retry, pass the same idempotencyKey (${error.idempotencyKey}), so the service replays the first result.`
-  );
-}
 
 /** A payout id: a UUID. */
 export const PayoutId: Schema<string> = uuid;

@@ -8,7 +8,7 @@ import type { RequestOptions } from '../internal/options.js';
 export class SiteInfoResource extends APIResource {
   /** Branding, feature labels and api_version (GET /api/v1/site-info). */
   retrieve(options?: RequestOptions): APIPromise<SiteInfo> {
-    return this._client.request({ operation: 'siteInfo.retrieve', method: 'GET', path: '/api/v1/site-info', response: SiteInfo }, options);
+    return this._client.get('siteInfo.retrieve', options);
   }
 }
 

@@ -8,7 +8,7 @@ import {
   compareResult,
   contractDrift,
   provisionalDifferences,
-  ROUTES,
+  CONTRACT_ROUTES,
   type JSONSchema,
   type OpenAPIDoc,
 } from '../../src/doctor/contract.js';
@@ -23,10 +23,10 @@ describe('the SDK and the sandbox describe the same API (openapi.json)', () => {
     const documented = Object.entries(doc.paths)
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
-    expect(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).toEqual(documented);
+    expect(CONTRACT_ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).toEqual(documented);
   });
 
-  test.each(ROUTES)('$method $path: body, query and result agree', (route) => {
+  test.each(CONTRACT_ROUTES)('$method $path: body, query and result agree', (route) => {
     const mine = drifts.filter(
       (line) => line.startsWith(`${route.path} `) || line.startsWith(`${route.method.toUpperCase()} ${route.path}:`),
     );

@@ -17,18 +17,7 @@ import type { RequestOptions } from '../../internal/options.js';
 export class Invoices extends APIResource {
   /** One page of invoices, optionally of one subscription (GET /api/v1/billing/invoices). */
   list(params?: InvoiceListParams, options?: RequestOptions): PagePromise<Invoice> {
-    return this._client.requestPage(
-      {
-        operation: 'billing.invoices.list',
-        method: 'GET',
-        path: '/api/v1/billing/invoices',
-        params: InvoiceListParams,
-        value: params,
-        item: Invoice,
-        names: ['invoices'],
-      },
-      options,
-    );
+    return this._client.getPage('billing.invoices.list', params, options);
   }
 }
 

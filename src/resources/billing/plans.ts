@@ -9,17 +9,7 @@ import type { RequestOptions } from '../../internal/options.js';
 export class Plans extends APIResource {
   /** Creates a recurring plan (POST /api/v1/billing/plans). Retries reuse one Idempotency-Key. */
   create(params: PlanCreateParams, options?: RequestOptions): APIPromise<Plan> {
-    return this._client.request(
-      {
-        operation: 'billing.plans.create',
-        method: 'POST',
-        path: '/api/v1/billing/plans',
-        params: [PlanCreateParams, params],
-        response: Plan,
-        retry: 'create',
-      },
-      options,
-    );
+    return this._client.post('billing.plans.create', params, options);
   }
 }
 

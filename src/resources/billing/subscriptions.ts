@@ -23,18 +23,7 @@ export class Subscriptions extends APIResource {
    * Retries reuse one Idempotency-Key.
    */
   create(params: SubscriptionCreateParams, options?: RequestOptions): APIPromise<Subscription> {
-    return this._client.request(
-      {
-        operation: 'billing.subscriptions.create',
-        method: 'POST',
-        path: '/api/v1/billing/subscriptions',
-        params: [SubscriptionCreateParams, params],
-        httpsInProduction: ['webhook_url'],
-        response: Subscription,
-        retry: 'create',
-      },
-      options,
-    );
+    return this._client.post('billing.subscriptions.create', params, options);
   }
 }
 

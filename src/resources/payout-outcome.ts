@@ -1,0 +1,65 @@
+// How a payout's outcome is read from whatever a server sends, and what a failed payout's
+// error adds to its message. Not exported from the package: payouts.ts and the route table
+// use it.
+import { APIError, InvalidParamsError, type PaymentsError } from '../core/error.js';
+import { isRecord } from '../internal/envelope.js';
+import { readRecord } from '../internal/fields.js';
+import { unsettledIn } from '../internal/retry.js';
+import type { Payout, PayoutStatus } from './payouts.js';
+
+// Where servers put a payout's status word, most specific first.
+const OUTCOME_FIELDS = ['status', 'payout_status', 'state', 'outcome', 'result', 'transaction_status'];
+const SPELLINGS: Record<string, PayoutStatus> = {
+  SUCCESS: 'SUCCESS',
+  SUCCESSFUL: 'SUCCESS',
+  SUCCEEDED: 'SUCCESS',
+  COMPLETED: 'SUCCESS',
+  PAID: 'SUCCESS',
+  FAILED: 'FAILED',
+  FAILURE: 'FAILED',
+  REJECTED: 'FAILED',
+  DECLINED: 'FAILED',
+  PENDING: 'INPROGRESS',
+  PROCESSING: 'INPROGRESS',
+  QUEUED: 'INPROGRESS',
+};
+
+/**
+ * The outcome a payout body names: INPROGRESS or AMBIGUOUS wherever it appears (a code, a
+ * message, a wrapper), else its status word, read as one of the four where recognised.
+ */
+function outcomeOf(body: unknown): string | undefined {
+  const unsettled = unsettledIn(body);
+  if (unsettled || !isRecord(body)) return unsettled;
+  const word = OUTCOME_FIELDS.map((key) => body[key]).find((value) => typeof value === 'string');
+  return typeof word === 'string' ? (SPELLINGS[word.toUpperCase().replace(/[ _-]/g, '')] ?? word) : undefined;
+}
+
+/** A payout record as the server sent it, with `id` and `status` read wherever they are. */
+export function readPayout(value: unknown): Payout {
+  const payout = readRecord<Payout>(value, {
+    ids: { id: ['payout_id', 'uuid', 'reference'] },
+    numbers: ['amount', 'fee', 'payable_amount'],
+  });
+  if (!isRecord(payout)) return payout;
+  const status = outcomeOf(payout);
+  // The server's own word stays when the SDK's reading of it differs (`PENDING` → INPROGRESS).
+  if (status !== undefined && status !== payout.status) {
+    if (payout.status !== undefined) payout.server_status = payout.status;
+    payout.status = status as PayoutStatus;
+  }
+  return payout;
+}
+
+export function payoutFailureHint(error: PaymentsError): string | undefined {
+  if (error instanceof InvalidParamsError) return undefined;
+  const outcome = error instanceof APIError ? outcomeOf(error.body) : undefined;
+  // A 200 that says "failed" and a 3xx/4xx (but 408) are refusals: no money moved.
+  const refused = error instanceof APIError && error.status < 500 && error.status !== 408;
+  if (refused && outcome !== 'INPROGRESS' && outcome !== 'AMBIGUOUS') return undefined;
+  const what = outcome === 'INPROGRESS' || outcome === 'AMBIGUOUS' ? `Its outcome is ${outcome}` : 'It may have been made';
+  return (
+    `${what}: the SDK did not send it again. Before paying out again, look it up with client.payouts.list() ` +
+    `(or payouts.retrieve(id)); to retry, pass the same idempotencyKey (${error.idempotencyKey}), so the service replays the first result.`
+  );
+}

@@ -1,0 +1,157 @@
+// The client's route table: every route the SDK calls, declared once. Resource methods are
+// one-line calls over it (`this._client.get('payouts.retrieve', id, options)`); the
+// README's method table (test/resources/routes.test.ts) and doctor's contract check
+// (src/doctor/contract.ts) are read from it; a test holds it to the sandbox's own table and
+// the sandbox's OpenAPI document. Adding a route: its schemas in the resource's file, a row
+// here, a one-line method (CONTRIBUTING.md has the checklist).
+import * as z from 'zod/mini';
+import type { PaymentsError } from '../core/error.js';
+import { pathId, type Schema } from '../internal/fields.js';
+import type { RetryMode } from '../internal/retry.js';
+import { BalanceResult } from './balance.js';
+import { Invoice, InvoiceListParams } from './billing/invoices.js';
+import { Plan, PlanCreateParams } from './billing/plans.js';
+import { Subscription, SubscriptionCreateParams } from './billing/subscriptions.js';
+import { OpenAPIDocument } from './openapi.js';
+import { payoutFailureHint } from './payout-outcome.js';
+import * as payments from './payments.js';
+import * as payouts from './payouts.js';
+import { SiteInfo } from './site-info.js';
+
+/** @internal One route the client calls. */
+export interface ClientRoute {
+  method: 'GET' | 'POST';
+  /** At most one `{name}` placeholder, filled from the method's id argument. */
+  path: string;
+  /** Schema of the path placeholder's value. */
+  id?: Schema<string>;
+  /** Body (POST) or query (GET) params. */
+  params?: z.ZodMiniType;
+  /** The result; for a list route (`list` set) one item of it. */
+  result: z.ZodMiniType;
+  /** A list route, with the names a server may keep its items under besides `data`. */
+  list?: readonly string[];
+  /** Default: `safe` for GET, `create` for POST. */
+  retry?: RetryMode;
+  /** Parts the spec does not show: the SDK reads them defensively, doctor reports differences as advice. */
+  provisional?: readonly ('params' | 'result')[];
+  /** URL fields of `params` that must be https:// in production. */
+  httpsInProduction?: readonly string[];
+  /** The spec shows no response body: an empty 2xx is a success. */
+  emptyBodyOk?: boolean;
+  /** Words added to the message of an error from this route. */
+  failureHint?: (error: PaymentsError) => string | undefined;
+}
+
+const RESULT = ['result'] as const;
+// URL fields that carry payment data to the merchant: HTTPS only in production.
+const URL_FIELDS = ['ipn_url', 'webhook_url'];
+
+/** @internal Every route the client calls, by operation name (`resource.method`). */
+export const CLIENT_ROUTES = {
+  'payments.create': {
+    method: 'POST',
+    path: '/api/v1/payments',
+    params: payments.PaymentCreateParams,
+    result: payments.PaymentCreateResponse,
+    httpsInProduction: URL_FIELDS,
+  },
+  'payments.list': {
+    method: 'GET',
+    path: '/api/v1/payments',
+    params: payments.PaymentListParams,
+    result: payments.PaymentListItem,
+    list: ['payments', 'transactions'],
+    provisional: RESULT,
+  },
+  'payments.retrieve': {
+    method: 'GET',
+    path: '/api/v1/payments/{trx_id}',
+    id: pathId,
+    result: payments.PaymentRecord,
+    provisional: RESULT,
+  },
+  'payments.push': {
+    method: 'POST',
+    path: '/api/v1/payments/{trx_id}/push',
+    id: pathId,
+    params: payments.PaymentPushParams,
+    result: payments.PaymentPushResult,
+    retry: 'push',
+    emptyBodyOk: true,
+    provisional: RESULT,
+  },
+  'payments.verify': { method: 'GET', path: '/api/v1/verify-payment/{trxId}', id: pathId, result: payments.VerifiedTransaction },
+  'payments.initiate': {
+    method: 'POST',
+    path: '/api/v1/initiate-payment',
+    params: payments.PaymentInitiateParams,
+    result: payments.PaymentSession,
+    httpsInProduction: URL_FIELDS,
+  },
+  'balance.retrieve': { method: 'GET', path: '/api/v1/balance', result: BalanceResult, provisional: RESULT },
+  'siteInfo.retrieve': { method: 'GET', path: '/api/v1/site-info', result: SiteInfo },
+  'payouts.preview': {
+    method: 'POST',
+    path: '/api/v1/payouts/preview',
+    params: payouts.PayoutPreviewParams,
+    result: payouts.PayoutPreview,
+    retry: 'safe',
+  },
+  'payouts.create': {
+    method: 'POST',
+    path: '/api/v1/payouts',
+    params: payouts.PayoutCreateParams,
+    result: payouts.Payout,
+    retry: 'payout',
+    failureHint: payoutFailureHint,
+    provisional: RESULT,
+  },
+  'payouts.list': {
+    method: 'GET',
+    path: '/api/v1/payouts',
+    params: payouts.PayoutListParams,
+    result: payouts.PayoutItem,
+    list: ['payouts'],
+    provisional: RESULT,
+  },
+  'payouts.retrieve': { method: 'GET', path: '/api/v1/payouts/{id}', id: payouts.PayoutId, result: payouts.Payout, provisional: RESULT },
+  'billing.plans.create': {
+    method: 'POST',
+    path: '/api/v1/billing/plans',
+    params: PlanCreateParams,
+    result: Plan,
+    provisional: ['params', 'result'],
+  },
+  'billing.subscriptions.create': {
+    method: 'POST',
+    path: '/api/v1/billing/subscriptions',
+    params: SubscriptionCreateParams,
+    result: Subscription,
+    httpsInProduction: ['webhook_url'],
+    provisional: RESULT,
+  },
+  'billing.invoices.list': {
+    method: 'GET',
+    path: '/api/v1/billing/invoices',
+    params: InvoiceListParams,
+    result: Invoice,
+    list: ['invoices'],
+    provisional: RESULT,
+  },
+  openapi: { method: 'GET', path: '/api/v1/openapi.json', result: OpenAPIDocument },
+} as const satisfies Record<string, ClientRoute>;
+
+type Routes = typeof CLIENT_ROUTES;
+/** @internal A route's operation name. */
+export type RouteName = keyof Routes;
+/** @internal Names of the one-result routes of a method (lists excluded). */
+export type RouteOf<M extends 'GET' | 'POST'> = {
+  [N in RouteName]: Routes[N] extends { method: M } ? (Routes[N] extends { list: object } ? never : N) : never;
+}[RouteName];
+/** @internal Names of the list routes. */
+export type ListRoute = { [N in RouteName]: Routes[N] extends { list: object } ? N : never }[RouteName];
+/** @internal What a route's call resolves to (one item, for a list route). */
+export type ResultOf<N extends RouteName> = z.output<Routes[N]['result']>;
+/** @internal The arguments after the name: the path id first when the route has one. */
+export type RouteArgs<N extends RouteName, Rest extends unknown[]> = Routes[N] extends { id: object } ? [id: string, ...Rest] : Rest;
