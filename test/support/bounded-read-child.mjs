@@ -1,4 +1,4 @@
-// A child process of test/core/bounded-reads.test.ts: one call with the built client
+// A child process of test/internal/read-body.test.ts: one call with the built client
 // against a hostile body, reporting the error it got and how much this process's memory
 // grew meanwhile. A process of its own, so that the figure is this read's alone and an
 // unbounded read (gigabytes) cannot take the test runner down with it.
