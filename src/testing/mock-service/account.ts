@@ -1,4 +1,4 @@
-// GET /api/v1/balance and GET /api/v1/site-info.
+// GET /api/v1/balance and GET /api/v1/site-info; the JSON index at the root and the logo.
 import type { ApiRequest, Ctx } from './context.js';
 import { SITE_API_VERSION } from './defaults.js';
 import { json } from './responses.js';
@@ -33,6 +33,16 @@ export function getSiteInfo(_ctx: Ctx, req: ApiRequest): Response {
     },
     api_version: SITE_API_VERSION,
     status: 'operational',
+  });
+}
+
+/** GET / for an API client (a browser gets the console): where the API and its description are. */
+export function serviceIndex(base: string): Response {
+  return json(200, {
+    service: 'Business Payments API (simulated)',
+    api: `${base}/api/v1`,
+    openapi: `${base}/api/v1/openapi.json`,
+    console: `${base}/`,
   });
 }
 

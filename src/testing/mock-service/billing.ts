@@ -9,8 +9,8 @@ import { pushOutcome } from './push.js';
 import type { MockMerchant } from './types.js';
 import { prefixedId } from './ids.js';
 import { errorResponse, json, validationFailed } from './responses.js';
-import { isoUtc, newestPage, round2, withoutMerchant } from './util.js';
-import { attr, digits, FieldErrors, isHttpUrl, MAX_AMOUNT, pageParams, TOO_LARGE, TZ_MOBILE } from './validation.js';
+import { isOwn, isoUtc, newestPage, round2, withoutMerchant } from './util.js';
+import { digits, FieldErrors, optionalString, pageParams, present, readAmount, readUrl, requiredString, TZ_MOBILE } from './validation.js';
 
 const INTERVAL_MS = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000, year: 365 * 86_400_000 } as const;
 type Interval = keyof typeof INTERVAL_MS;
@@ -72,85 +72,79 @@ export interface InvoiceRow {
   updated_at: string;
 }
 
-const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
 const PLAN_CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** POST /api/v1/billing/plans */
 export function createPlan(ctx: Ctx, req: ApiRequest): Response {
-  const { body, caller } = req;
-  const errors = new FieldErrors();
-
-  const name = body.name;
-  if (!present(name)) errors.add('name', 'The name field is required.');
-  else if (typeof name !== 'string') errors.add('name', 'The name must be a string.');
-  else if (name.length > 100) errors.add('name', 'The name may not be greater than 100 characters.');
-
-  const amount = body.amount;
-  if (!present(amount)) errors.add('amount', 'The amount field is required.');
-  else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('amount', 'The amount must be a number.');
-  else if (amount < 1) errors.add('amount', 'The amount must be at least 1.00.');
-  else if (amount > MAX_AMOUNT) errors.add('amount', `The amount ${TOO_LARGE}`);
-
-  const currency = present(body.currency) ? body.currency : 'TZS';
-  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
-    errors.add('currency', 'The currency must be a 3-letter upper-case code, e.g. TZS.');
-
-  const interval = present(body.interval) ? body.interval : 'month';
-  if (typeof interval !== 'string' || !(interval in INTERVAL_MS))
-    errors.add('interval', 'The selected interval is invalid (day, week, month or year).');
-
-  const count = present(body.interval_count) ? body.interval_count : 1;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 366) {
-    errors.add('interval_count', 'The interval count must be an integer between 1 and 366.');
-  }
-
-  let code = body.plan_code;
-  if (present(code)) {
-    if (typeof code !== 'string' || !PLAN_CODE.test(code)) {
-      errors.add('plan_code', 'The plan code may only hold letters, digits, _, - and . (at most 64 characters).');
-    } else if (ctx.state.plans.has(code)) {
-      errors.add('plan_code', 'The plan code has already been taken.');
-    }
-  } else {
-    code = prefixedId('plan', 12);
-  }
-
-  const description = body.description;
-  if (present(description) && typeof description !== 'string') errors.add('description', 'The description must be a string.');
-
-  if (errors.has()) return validationFailed(errors.map);
-
-  const wallet = caller.merchant.currencies[currency as string];
+  const { caller } = req;
+  const plan = readPlan(ctx, req.body);
+  if (plan instanceof Response) return plan;
+  const wallet = caller.merchant.currencies[plan.currency];
   if (!wallet) {
     return errorResponse(
       422,
       'Currency is not enabled for this merchant',
-      `${String(currency)} is not in this merchant's supported currencies.`,
+      `${plan.currency} is not in this merchant's supported currencies.`,
     );
   }
   if (!wallet.wallet) {
-    return errorResponse(
-      422,
-      'Receiver wallet for this currency is not available',
-      `The merchant has no active ${String(currency)} wallet.`,
-    );
+    return errorResponse(422, 'Receiver wallet for this currency is not available', `The merchant has no active ${plan.currency} wallet.`);
   }
-
   const row: PlanRow = {
-    plan_code: code as string,
+    plan_code: plan.code,
     merchant_id: caller.merchant.id,
     environment: caller.environment,
-    name: name as string,
-    description: present(description) ? (description as string) : null,
-    amount: amount as number,
-    currency: currency as string,
-    interval: interval as Interval,
-    interval_count: count as number,
+    name: plan.name,
+    description: plan.description,
+    amount: plan.amount,
+    currency: plan.currency,
+    interval: plan.interval,
+    interval_count: plan.count,
     status: 'active',
     created_at: isoUtc(ctx.now()),
   };
   ctx.state.plans.set(row.plan_code, row as unknown as Record<string, unknown>);
   return json(200, { status: 'success', data: withoutMerchant(row) });
+}
+
+/** A plan request's fields, validated (every failing field at once: a 422). */
+function readPlan(ctx: Ctx, body: Record<string, unknown>) {
+  const errors = new FieldErrors();
+  const name = requiredString(body, 'name', errors, 100);
+  const amount = readAmount(body, 'amount', errors);
+  const currency = present(body.currency) ? body.currency : 'TZS';
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
+    errors.add('currency', 'The currency must be a 3-letter upper-case code, e.g. TZS.');
+  const interval = present(body.interval) ? body.interval : 'month';
+  if (typeof interval !== 'string' || !(interval in INTERVAL_MS))
+    errors.add('interval', 'The selected interval is invalid (day, week, month or year).');
+  const count = present(body.interval_count) ? body.interval_count : 1;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 366) {
+    errors.add('interval_count', 'The interval count must be an integer between 1 and 366.');
+  }
+  const code = readPlanCode(ctx, body.plan_code, errors);
+  const description = optionalString(body, 'description', errors);
+  if (errors.has()) return validationFailed(errors.map);
+  return {
+    code,
+    name: name!,
+    description,
+    amount: amount!,
+    currency: currency as string,
+    interval: interval as Interval,
+    count: count as number,
+  };
+}
+
+/** The given plan_code when it is well-formed and free, else a new one. */
+function readPlanCode(ctx: Ctx, code: unknown, errors: FieldErrors): string {
+  if (!present(code)) return prefixedId('plan', 12);
+  if (typeof code !== 'string' || !PLAN_CODE.test(code)) {
+    errors.add('plan_code', 'The plan code may only hold letters, digits, _, - and . (at most 64 characters).');
+  } else if (ctx.state.plans.has(code)) {
+    errors.add('plan_code', 'The plan code has already been taken.');
+  }
+  return code as string;
 }
 
 /** POST /api/v1/billing/subscriptions */
@@ -159,12 +153,10 @@ export function createSubscription(ctx: Ctx, req: ApiRequest): Response {
   const errors = new FieldErrors();
 
   let plan: PlanRow | undefined;
-  const code = body.plan_code;
-  if (!present(code)) errors.add('plan_code', 'The plan code field is required.');
-  else if (typeof code !== 'string') errors.add('plan_code', 'The plan code must be a string.');
-  else {
+  const code = requiredString(body, 'plan_code', errors);
+  if (code !== null) {
     plan = ctx.state.plans.get(code) as PlanRow | undefined;
-    if (!plan || plan.merchant_id !== caller.merchant.id || plan.environment !== caller.environment) {
+    if (!plan || !isOwn(caller, plan)) {
       plan = undefined;
       errors.add('plan_code', 'The selected plan code is invalid.');
     }
@@ -181,13 +173,7 @@ export function createSubscription(ctx: Ctx, req: ApiRequest): Response {
   else if (typeof terms !== 'string' || terms.trim() === '')
     errors.add('terms_shown', 'The terms shown must be the exact recurring billing terms shown to the customer.');
 
-  let webhookUrl: string | null = null;
-  if (present(body.webhook_url)) {
-    if (!isHttpUrl(body.webhook_url)) errors.add('webhook_url', `The ${attr('webhook_url')} must be a valid URL.`);
-    else if (caller.environment === 'production' && !body.webhook_url.toLowerCase().startsWith('https://')) {
-      errors.add('webhook_url', 'The webhook url must use https in production.');
-    } else webhookUrl = body.webhook_url;
-  }
+  const webhookUrl = readUrl(body, 'webhook_url', errors, { required: false, https: caller.environment === 'production' });
 
   if (errors.has()) return validationFailed(errors.map);
 
@@ -225,10 +211,7 @@ export function listInvoices(ctx: Ctx, req: ApiRequest): Response {
     errors.add('subscription', 'The subscription must be a subscription id starting with sub_.');
   }
   if (errors.has()) return validationFailed(errors.map);
-  const { id: merchantId } = req.caller.merchant;
-  const { environment } = req.caller;
-  const keep = (r: InvoiceRow) =>
-    r.merchant_id === merchantId && r.environment === environment && (!subscription || r.subscription === subscription);
+  const keep = (r: InvoiceRow) => isOwn(req.caller, r) && (!subscription || r.subscription === subscription);
   return json(200, newestPage(ctx.state.invoices.values() as Iterable<InvoiceRow>, keep, withoutMerchant, limit, offset));
 }
 

@@ -20,7 +20,7 @@ button{font-size:1rem;padding:.6rem 1.4rem;border-radius:8px;border:0;cursor:poi
   return new Response(doc, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', ...headers } });
 }
 
-/** Checks the link's signature and lifetime; returns an error page or the payment. */
+/** Checks the link's signature and lifetime and that the payment is pending; returns an error page or the payment. */
 async function open(ctx: Ctx, trx: string, query: URLSearchParams): Promise<Response | PaymentRow> {
   const row = ctx.state.payments.get(trx) as PaymentRow | undefined;
   if (!row) return page(404, 'Payment not found', '<h1>Payment not found</h1><p>This checkout link does not match any payment.</p>');
@@ -41,7 +41,7 @@ async function open(ctx: Ctx, trx: string, query: URLSearchParams): Promise<Resp
       '<h1>This checkout link has expired</h1><p>EXPIRED_SESSION: payment session expired; the merchant must create a new payment.</p>',
     );
   }
-  return row;
+  return row.status === 'pending' ? row : finished(row);
 }
 
 function finished(row: PaymentRow): Response {
@@ -55,10 +55,8 @@ function finished(row: PaymentRow): Response {
 
 /** GET /checkout/{trx} */
 export async function showCheckout(ctx: Ctx, trx: string, url: URL): Promise<Response> {
-  const opened = await open(ctx, trx, url.searchParams);
-  if (opened instanceof Response) return opened;
-  const row = opened;
-  if (row.status !== 'pending') return finished(row);
+  const row = await open(ctx, trx, url.searchParams);
+  if (row instanceof Response) return row;
   const merchant = ctx.state.merchants.find((m) => m.id === row.merchant_id);
   const action = (verb: string) => html(`${url.pathname.replace(/\/$/, '')}/${verb}${url.search}`);
   const gateways = row.merchant_payment_method_codes
@@ -89,18 +87,13 @@ ${gateways}
   );
 }
 
+/** The buttons of the checkout page. */
+export type CheckoutVerb = 'pay' | 'decline' | 'cancel';
+
 /** POST /checkout/{trx}/pay, /decline and /cancel */
-export async function submitCheckout(
-  ctx: Ctx,
-  trx: string,
-  url: URL,
-  verb: 'pay' | 'decline' | 'cancel',
-  form: URLSearchParams,
-): Promise<Response> {
-  const opened = await open(ctx, trx, url.searchParams);
-  if (opened instanceof Response) return opened;
-  const row = opened;
-  if (row.status !== 'pending') return finished(row);
+export async function submitCheckout(ctx: Ctx, trx: string, url: URL, verb: CheckoutVerb, form: URLSearchParams): Promise<Response> {
+  const row = await open(ctx, trx, url.searchParams);
+  if (row instanceof Response) return row;
   if (verb === 'pay') {
     const chosen = form.get('gateway');
     const gateway = chosen && row.merchant_payment_method_codes.includes(chosen) ? chosen : row.merchant_payment_method_codes[0];

@@ -10,7 +10,8 @@
 import type { Ctx } from './context.js';
 import { settlePayment, type PaymentRow } from './payments.js';
 import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
-import { html, safeDecode, safeEqual } from './util.js';
+import { formOf, type Exchange, type Step } from './router.js';
+import { html, safeEqual } from './util.js';
 import { isHttpUrl } from './validation.js';
 import { EVENT_TYPES, resendEvent, webhookSecretOf } from './webhooks.js';
 
@@ -45,45 +46,52 @@ export interface ConsoleContext {
 /** Console page views: answered, but kept out of the request log (a pending page reloads every 2 s). */
 export const PAGE_VIEWS = new WeakSet<Response>();
 
-/** True for paths the console answers. */
-export function isConsolePath(path: string): boolean {
-  return path === '/' || path === '/console' || path.startsWith('/console/');
+/** The console's view of a request. */
+function consoleOf(x: Exchange): ConsoleContext {
+  const { ctx, consoleToken } = x.service;
+  const settle = async () => (ctx.autoRun ? ctx.scheduler.runDue() : undefined);
+  return { ctx, token: consoleToken, base: x.base, origin: x.request.headers.get('origin'), settle };
 }
 
-/** Answers a console request, or a 404/405 page. `form` is the parsed body of a POST. */
-export async function handleConsole(c: ConsoleContext, method: string, path: string, form: URLSearchParams): Promise<Response> {
-  if (method === 'GET' || method === 'HEAD') {
-    const view = pageView(c, path);
-    PAGE_VIEWS.add(view);
-    return view;
-  }
-  if (method !== 'POST') return page(405, 'Method not allowed', '<h1>Method not allowed</h1>', { Allow: 'GET, POST' });
-  // A form posted from another site carries that site's Origin: refused even before the token.
-  // Compared in constant time: the token is the console's only credential.
+/** Step of the console's GET and HEAD rows: the answer is a page view. */
+export const pageView: Step = async (_x, next) => {
+  const view = await next();
+  PAGE_VIEWS.add(view);
+  return view;
+};
+
+/**
+ * Step of the console's POST rows: a form posted from another site carries that site's Origin
+ * and is refused even before the token, compared in constant time (the console's only credential).
+ */
+export const formToken: Step = async (x, next) => {
+  const c = consoleOf(x);
   const crossSite = c.origin !== null && c.origin !== new URL(c.base).origin;
-  if (crossSite || !safeEqual(form.get('token') ?? '', c.token)) {
-    return page(
-      403,
-      'Refused',
-      '<h1>Refused</h1><p>This form did not come from the console page (its token is missing or stale). Reload the console and try again.</p>',
-    );
-  }
-  const settle = captured(/^\/console\/payments\/([^/]+)\/settle$/, path);
-  if (settle !== null) return settleAction(c, settle, form);
-  const resend = captured(/^\/console\/events\/([^/]+)\/resend$/, path);
-  if (resend !== null) return resendAction(c, resend);
-  if (path === '/console/events/test') return testEventAction(c, form);
-  return notFound();
-}
+  if (!crossSite && safeEqual(formOf(x).get('token') ?? '', c.token)) return next();
+  return page(
+    403,
+    'Refused',
+    '<h1>Refused</h1><p>This form did not come from the console page (its token is missing or stale). Reload the console and try again.</p>',
+  );
+};
 
-function pageView(c: ConsoleContext, path: string): Response {
-  if (path === '/' || path === '/console' || path === '/console/') return page(200, 'Sandbox console', home(c));
-  const payment = captured(/^\/console\/payments\/([^/]+)$/, path);
-  if (payment !== null) return paymentPage(c, payment);
-  const event = captured(/^\/console\/events\/([^/]+)$/, path);
-  if (event !== null) return eventPage(c, event);
-  return notFound();
-}
+/** GET / (for a browser), /console: the payments, the events and the test-event form. */
+export const consoleHome = (x: Exchange): Response => page(200, 'Sandbox console', home(consoleOf(x)));
+/** GET /console/payments/{trx} */
+export const consolePayment = (x: Exchange): Response => paymentPage(consoleOf(x), x.params.trx!);
+/** GET /console/events/{id} */
+export const consoleEvent = (x: Exchange): Response => eventPage(consoleOf(x), x.params.id!);
+/** POST /console/payments/{trx}/settle */
+export const consoleSettle = (x: Exchange): Promise<Response> => settleAction(consoleOf(x), x.params.trx!, formOf(x));
+/** POST /console/events/{id}/resend */
+export const consoleResend = (x: Exchange): Promise<Response> => resendAction(consoleOf(x), x.params.id!);
+/** POST /console/events/test */
+export const consoleTestEvent = (x: Exchange): Promise<Response> => testEventAction(consoleOf(x), formOf(x));
+/** Any other console path. */
+export const consoleNotFound = (): Response => notFound();
+/** A console path with a method other than GET, HEAD and POST. */
+export const consoleMethodNotAllowed = (): Response =>
+  page(405, 'Method not allowed', '<h1>Method not allowed</h1>', { Allow: 'GET, POST' });
 
 async function settleAction(c: ConsoleContext, trx: string, form: URLSearchParams): Promise<Response> {
   const row = c.ctx.state.payments.get(trx) as PaymentRow | undefined;
@@ -298,12 +306,6 @@ export const LIVE_SCRIPT =
   "setInterval(function(){var a=document.activeElement;if(document.visibilityState==='visible'&&!(a&&/INPUT|SELECT|TEXTAREA/.test(a.tagName)))location.reload()},2000)";
 export const LIVE_HASH = 'AR1wlkTTOJ1ktDAh65aiYILqWTp7Z8HccVXuMhzg8ig=';
 const LIVE = `<script>${LIVE_SCRIPT}</script>`;
-
-/** The path segment `pattern` captures, decoded (as sent when it is not valid %-encoding), or null when it does not match. */
-function captured(pattern: RegExp, path: string): string | null {
-  const segment = pattern.exec(path)?.[1];
-  return segment === undefined ? null : (safeDecode(segment) ?? segment);
-}
 
 const redirect = (location: string) => new Response(null, { status: 303, headers: { Location: location } });
 const notFound = () =>

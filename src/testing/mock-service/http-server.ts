@@ -2,7 +2,7 @@
 // runtime-neutral. Each IncomingMessage becomes a Fetch Request that keeps the raw request
 // target and the raw body bytes (the signature covers both exactly as sent).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HandleContext } from './service.js';
+import type { HandleContext } from './router.js';
 import type { MockServer } from './types.js';
 import { RAW_TEXT } from './responses.js';
 
@@ -101,9 +101,10 @@ function writeError(res: ServerResponse, status: number, error: string, message:
 }
 
 /** A 4xx with the spec's error shape, written straight to the socket's response. */
-function refuse(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): void {
+function refuse(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): undefined {
   writeError(res, status, error, message, headers);
   res.end();
+  return undefined;
 }
 
 /**
@@ -214,56 +215,47 @@ function toHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
+/** What the adapter takes of a request: what a service call needs, or nothing (refused here). */
+interface Incoming {
+  request: Request;
+  rawTarget: string;
+  body: Uint8Array;
+}
+
+interface BodyLimits {
+  maxBody: number;
+  linger: LingerOptions;
+}
+
 /** Starts the server; resolves once it listens. */
 export function startServer(
   handleWith: HandleWith,
   options: { port?: number; host?: string; linger?: LingerOptions } & HttpLimits,
 ): Promise<MockServer> {
   const http = loadHttp();
-  const host = options.host ?? '127.0.0.1';
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const linger = options.linger ?? {};
   let origin = '';
+  const limits = { maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, linger: options.linger ?? {} };
+  const onRequest = requestListener(handleWith, () => origin, limits);
+  const server = http.createServer((req, res) => void onRequest(req, res));
+  // Slow clients are cut off (Node answers 408): a client must not hold a socket forever.
+  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  refuseNonRequests(server);
+  return listening(server, options.port, options.host ?? '127.0.0.1', (url) => (origin = url));
+}
 
-  // Every way a request can be malformed ends in a 4xx here, before the service sees it.
-  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+function requestListener(
+  handleWith: HandleWith,
+  originOf: () => string,
+  limits: BodyLimits,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
     try {
       const method = (req.method ?? 'GET').toUpperCase();
-      if (!METHODS.has(method)) {
-        return refuse(res, 405, 'Method Not Allowed', `${method} is not supported by this service.`, { Allow: 'GET, POST' });
-      }
-      const where = target(req, origin);
-      if (!where)
-        return refuse(
-          res,
-          400,
-          'Bad Request',
-          `The request target ${JSON.stringify((req.url ?? '').slice(0, 100))} is not a path or an http(s) URL.`,
-        );
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > maxBody) {
-        // Refused from the header alone: not one byte of the body is buffered.
-        return refuseTooLarge(req, res, `The body is ${declared} bytes; the limit is ${maxBody}.`, linger);
-      }
-      let body: Uint8Array;
-      try {
-        body = await readBody(req, maxBody);
-      } catch (error) {
-        if (!(error instanceof TooLarge)) throw error;
-        return refuseTooLarge(req, res, `The body is over the limit of ${maxBody} bytes.`, linger);
-      }
-      let request: Request;
-      try {
-        // The body goes to the service as bytes (via.rawBody): no stream to build and read back.
-        request = new Request(where.url, { method, headers: toHeaders(req) });
-      } catch (error) {
-        return refuse(res, 400, 'Bad Request', `The request could not be read: ${error instanceof Error ? error.message : String(error)}.`);
-      }
-      const response = await handleWith(request, {
-        rawTarget: where.rawTarget,
-        clientIp: req.socket.remoteAddress ?? 'unknown',
-        rawBody: body,
-      });
+      const incoming = await readIncoming(req, res, method, originOf(), limits);
+      if (!incoming) return;
+      const { request, rawTarget, body } = incoming;
+      const response = await handleWith(request, { rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown', rawBody: body });
       await writeResponse(res, response, method === 'HEAD');
     } catch (error) {
       if (!res.headersSent) {
@@ -274,11 +266,48 @@ export function startServer(
       }
     }
   };
+}
 
-  const server = http.createServer((req, res) => void onRequest(req, res));
-  // Slow clients are cut off (Node answers 408): a client must not hold a socket forever.
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
-  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+// Every way a request can be malformed ends in a 4xx here, before the service sees it.
+async function readIncoming(
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  origin: string,
+  { maxBody, linger }: BodyLimits,
+): Promise<Incoming | undefined> {
+  if (!METHODS.has(method)) {
+    return refuse(res, 405, 'Method Not Allowed', `${method} is not supported by this service.`, { Allow: 'GET, POST' });
+  }
+  const where = target(req, origin);
+  if (!where) {
+    const shown = JSON.stringify((req.url ?? '').slice(0, 100));
+    return refuse(res, 400, 'Bad Request', `The request target ${shown} is not a path or an http(s) URL.`);
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  // Refused from the header alone: not one byte of the body is buffered.
+  if (declared > maxBody) {
+    refuseTooLarge(req, res, `The body is ${declared} bytes; the limit is ${maxBody}.`, linger);
+    return undefined;
+  }
+  let body: Uint8Array;
+  try {
+    body = await readBody(req, maxBody);
+  } catch (error) {
+    if (!(error instanceof TooLarge)) throw error;
+    refuseTooLarge(req, res, `The body is over the limit of ${maxBody} bytes.`, linger);
+    return undefined;
+  }
+  try {
+    // The body goes to the service as bytes (via.rawBody): no stream to build and read back.
+    return { request: new Request(where.url, { method, headers: toHeaders(req) }), rawTarget: where.rawTarget, body };
+  } catch (error) {
+    return refuse(res, 400, 'Bad Request', `The request could not be read: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+}
+
+/** What never becomes a request (CONNECT, an upgrade, what the parser refuses) is answered on the socket. */
+function refuseNonRequests(server: import('node:http').Server): void {
   // CONNECT (a proxy tunnel) and protocol upgrades: not this service's business, said plainly.
   server.on('connect', (_req, socket) => refuseOnSocket(socket, 405, 'Method Not Allowed', 'CONNECT is not supported by this service.'));
   server.on('upgrade', (_req, socket) =>
@@ -294,14 +323,24 @@ export function startServer(
     const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
     refuseOnSocket(socket, status, reason, `The request could not be parsed (${error.code ?? 'invalid HTTP'}).`);
   });
+}
+
+/** Listens on `host` and `port` (0: any free one); tells `onOrigin` the address once it does. */
+function listening(
+  server: import('node:http').Server,
+  port: number | undefined,
+  host: string,
+  onOrigin: (origin: string) => void,
+): Promise<MockServer> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port ?? 0, host, () => {
       server.off('error', reject);
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : options.port;
+      const bound = typeof address === 'object' && address ? address.port : port;
       const hostPart = host.includes(':') ? `[${host}]` : host;
-      origin = `http://${hostPart}:${port}`;
+      const origin = `http://${hostPart}:${bound}`;
+      onOrigin(origin);
       let closing: Promise<void> | undefined;
       resolve({
         url: origin,

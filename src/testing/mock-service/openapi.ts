@@ -1,25 +1,9 @@
-// GET /api/v1/openapi.json: an OpenAPI 3.1 description of every route the service answers.
+// GET /api/v1/openapi.json: an OpenAPI 3.1 description of every /api/v1 route the service
+// answers, read from the route table (routes.ts API_ROUTES): method, path, operationId,
+// summary, and whether it is a create (Idempotency-Key, 503 when the key store is full).
 import { SITE_API_VERSION } from './defaults.js';
-
-/** Every /api/v1 route: method, path (OpenAPI form), operationId, summary. */
-export const API_ROUTES = [
-  ['post', '/api/v1/payments', 'createPayment', 'Create payment (hosted checkout or USSD push)'],
-  ['get', '/api/v1/payments', 'listPayments', 'List payments of the authenticated environment'],
-  ['get', '/api/v1/payments/{trx_id}', 'getPayment', 'Get one payment'],
-  ['post', '/api/v1/payments/{trx_id}/push', 'pushPayment', 'Trigger USSD push for a pending payment'],
-  ['get', '/api/v1/balance', 'getBalance', 'Wallet balances'],
-  ['post', '/api/v1/initiate-payment', 'initiatePayment', 'Legacy alias of POST /api/v1/payments'],
-  ['get', '/api/v1/verify-payment/{trxId}', 'verifyPayment', 'Verify a transaction'],
-  ['get', '/api/v1/site-info', 'getSiteInfo', 'Gateway branding and environment labels'],
-  ['post', '/api/v1/payouts/preview', 'previewPayout', 'Payout fee preview'],
-  ['post', '/api/v1/payouts', 'createPayout', 'Create payout'],
-  ['get', '/api/v1/payouts', 'listPayouts', 'List payouts of the business'],
-  ['get', '/api/v1/payouts/{id}', 'getPayout', 'Get payout by UUID'],
-  ['post', '/api/v1/billing/plans', 'createBillingPlan', 'Create billing plan'],
-  ['post', '/api/v1/billing/subscriptions', 'createBillingSubscription', 'Create subscription with consent'],
-  ['get', '/api/v1/billing/invoices', 'listBillingInvoices', 'List invoices'],
-  ['get', '/api/v1/openapi.json', 'getOpenApi', 'This document'],
-] as const;
+import type { ApiRoute } from './router.js';
+import { API_ROUTES } from './routes.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
@@ -42,8 +26,6 @@ const environmentName = { type: 'string', enum: ['sandbox', 'production'] };
 const paymentStatus = { type: 'string', enum: ['pending', 'success', 'failed'] };
 /** Every listed property is always sent: all of them required. */
 const always = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties });
-
-const CREATE_ROUTES = new Set(['createPayment', 'initiatePayment', 'createPayout', 'createBillingPlan', 'createBillingSubscription']);
 
 const REQUEST_BODIES: Record<string, string> = {
   createPayment: 'PaymentCreateRequest',
@@ -399,83 +381,94 @@ const PAYMENT_CREATES = new Set(['createPayment', 'initiatePayment']);
 const byStatus = (responses: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', maxLength: 64 },
+  description: 'Replays the stored response for 24 h.',
+};
+
+/** Path parameters (an `id` is a UUID), query parameters, and Idempotency-Key on a create. */
+function parametersOf(route: ApiRoute): unknown[] {
+  const parameters: unknown[] = [];
+  for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
+    const param = name.slice(1, -1);
+    parameters.push({ name: param, in: 'path', required: true, schema: param === 'id' ? { type: 'string', format: 'uuid' } : str });
+  }
+  for (const [name, schema] of QUERY[route.operationId] ?? []) parameters.push({ name, in: 'query', required: false, schema });
+  if (route.create) parameters.push(IDEMPOTENCY_KEY);
+  return parameters;
+}
+
+function operation(route: ApiRoute): Record<string, unknown> {
+  const { operationId, summary } = route;
+  const body = REQUEST_BODIES[operationId];
+  const described: Record<string, unknown> = {
+    operationId,
+    summary,
+    description: `${summary}. Signed like every /api/v1 call (see the security schemes).`,
+    parameters: parametersOf(route),
+    responses: byStatus({
+      '200': {
+        description: 'OK. Every answer carries X-RateLimit-Limit and X-RateLimit-Remaining.',
+        content: jsonContent(RESPONSES[operationId] ?? { type: 'object' }),
+      },
+      ...(body ? badBody : {}),
+      ...(PAYMENT_CREATES.has(operationId) ? duplicateReference : {}),
+      ...errorResponses,
+      ...(route.create ? storeFull : {}),
+    }),
+  };
+  if (body) described.requestBody = { required: operationId !== 'pushPayment', content: jsonContent(ref(body)) };
+  return described;
+}
+
+const INFO = {
+  title: 'Business Payments API (simulated)',
+  version: SITE_API_VERSION,
+  description:
+    'Merchant payment API: hosted checkout and mobile-money USSD push, verification, balance, payouts, recurring billing, signed webhooks. Served by business-payments/testing createMockService.\n\n' +
+    'Every /api/v1 call carries X-Environment, X-Merchant-Key, X-API-Key, X-Timestamp (unix seconds) and X-Signature = "sha256=" + hex HMAC-SHA256(API secret, "<X-Timestamp>.<METHOD>.<path_with_query>.<raw_body>"), where path_with_query and raw_body are byte for byte what is sent (a GET has an empty body, so the signed string ends with a dot).',
+  license: { name: 'MIT', identifier: 'MIT' },
+};
+
+const WEBHOOKS = {
+  paymentEvent: {
+    post: {
+      operationId: 'receivePaymentEvent',
+      summary:
+        'Signed event delivery (X-<Brand>-Event, X-<Brand>-Timestamp, X-<Brand>-Signature = hex HMAC-SHA256(webhook secret, "<timestamp>.<body>"))',
+      requestBody: { content: jsonContent(ref('WebhookEvent')) },
+      responses: { '200': { description: 'Any 2xx acknowledges the delivery' } },
+    },
+  },
+};
+
+const SECURITY_SCHEMES = {
+  merchantKey: { type: 'apiKey', in: 'header', name: 'X-Merchant-Key', description: 'Business ID (alias header X-Business-Key)' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+  environment: { type: 'apiKey', in: 'header', name: 'X-Environment', description: 'sandbox or production' },
+  timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'Unix seconds, within 300 s of the server clock' },
+  signature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Signature',
+    description: 'sha256=<hex HMAC-SHA256(API secret, "<ts>.<METHOD>.<path_with_query>.<raw_body>")>',
+  },
+};
+
 /** The OpenAPI document, with `server` as the base address. */
 export function openApiDocument(server: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const [method, path, operationId, summary] of API_ROUTES) {
-    const parameters: unknown[] = [];
-    for (const name of path.match(/\{(\w+)\}/g) ?? []) {
-      const param = name.slice(1, -1);
-      parameters.push({ name: param, in: 'path', required: true, schema: param === 'id' ? { type: 'string', format: 'uuid' } : str });
-    }
-    for (const [name, schema] of QUERY[operationId] ?? []) parameters.push({ name, in: 'query', required: false, schema });
-    if (CREATE_ROUTES.has(operationId)) {
-      parameters.push({
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        schema: { type: 'string', maxLength: 64 },
-        description: 'Replays the stored response for 24 h.',
-      });
-    }
-    const operation: Record<string, unknown> = {
-      operationId,
-      summary,
-      description: `${summary}. Signed like every /api/v1 call (see the security schemes).`,
-      parameters,
-      responses: byStatus({
-        '200': {
-          description: 'OK. Every answer carries X-RateLimit-Limit and X-RateLimit-Remaining.',
-          content: jsonContent(RESPONSES[operationId] ?? { type: 'object' }),
-        },
-        ...(REQUEST_BODIES[operationId] ? badBody : {}),
-        ...(PAYMENT_CREATES.has(operationId) ? duplicateReference : {}),
-        ...errorResponses,
-        ...(CREATE_ROUTES.has(operationId) ? storeFull : {}),
-      }),
-    };
-    const body = REQUEST_BODIES[operationId];
-    if (body) operation.requestBody = { required: operationId !== 'pushPayment', content: jsonContent(ref(body)) };
-    (paths[path] ??= {})[method] = operation;
-  }
+  for (const route of API_ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Business Payments API (simulated)',
-      version: SITE_API_VERSION,
-      description:
-        'Merchant payment API: hosted checkout and mobile-money USSD push, verification, balance, payouts, recurring billing, signed webhooks. Served by business-payments/testing createMockService.\n\n' +
-        'Every /api/v1 call carries X-Environment, X-Merchant-Key, X-API-Key, X-Timestamp (unix seconds) and X-Signature = "sha256=" + hex HMAC-SHA256(API secret, "<X-Timestamp>.<METHOD>.<path_with_query>.<raw_body>"), where path_with_query and raw_body are byte for byte what is sent (a GET has an empty body, so the signed string ends with a dot).',
-      license: { name: 'MIT', identifier: 'MIT' },
-    },
+    info: INFO,
     servers: [{ url: server }],
     security: [{ merchantKey: [], apiKey: [], environment: [], timestamp: [], signature: [] }],
     paths,
-    webhooks: {
-      paymentEvent: {
-        post: {
-          operationId: 'receivePaymentEvent',
-          summary:
-            'Signed event delivery (X-<Brand>-Event, X-<Brand>-Timestamp, X-<Brand>-Signature = hex HMAC-SHA256(webhook secret, "<timestamp>.<body>"))',
-          requestBody: { content: jsonContent(ref('WebhookEvent')) },
-          responses: { '200': { description: 'Any 2xx acknowledges the delivery' } },
-        },
-      },
-    },
-    components: {
-      schemas,
-      securitySchemes: {
-        merchantKey: { type: 'apiKey', in: 'header', name: 'X-Merchant-Key', description: 'Business ID (alias header X-Business-Key)' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        environment: { type: 'apiKey', in: 'header', name: 'X-Environment', description: 'sandbox or production' },
-        timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp', description: 'Unix seconds, within 300 s of the server clock' },
-        signature: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Signature',
-          description: 'sha256=<hex HMAC-SHA256(API secret, "<ts>.<METHOD>.<path_with_query>.<raw_body>")>',
-        },
-      },
-    },
+    webhooks: WEBHOOKS,
+    components: { schemas, securitySchemes: SECURITY_SCHEMES },
   };
 }

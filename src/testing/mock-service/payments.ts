@@ -1,14 +1,14 @@
 // Payments: create (POST /payments and the legacy /initiate-payment), list, get, push,
 // verify; the runtime decision order; settlement and its webhooks.
-import type { ApiRequest, Ctx, Environment } from './context.js';
+import type { ApiRequest, Caller, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
 import { hmacHex } from './hmac.js';
 import { pushOutcome } from './push.js';
 import type { MockGateway, MockMerchant } from './types.js';
 import { trxId as newTrxId } from './ids.js';
 import { errorResponse, json, validationFailed } from './responses.js';
-import { isoUtc, newestPage, sharedList, round2 } from './util.js';
-import { attr, FieldErrors, isHttpUrl, MOBILE, digits, pageParams, MAX_AMOUNT, TOO_LARGE } from './validation.js';
+import { isOwn, isoUtc, newestPage, sharedList, round2 } from './util.js';
+import { digits, FieldErrors, MOBILE, optionalString, pageParams, present, readAmount, readUrl, requiredString } from './validation.js';
 
 /** A payment as the service keeps it (the values of `state.payments`). */
 export interface PaymentRow {
@@ -49,8 +49,8 @@ export interface PaymentRow {
   updated_at: string;
 }
 
-const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const BAD_PHONE = 'The customer phone must be a mobile number in international digits form, e.g. 255712345678.';
 
 /** The request's allow_payment_methods as a list of keywords (errors go to `errors`). */
 function readAllowList(value: unknown, errors: FieldErrors): string[] {
@@ -73,40 +73,87 @@ function readAllowList(value: unknown, errors: FieldErrors): string[] {
   return [];
 }
 
-function checkUrl(
-  body: Record<string, unknown>,
-  field: string,
-  errors: FieldErrors,
-  opts: { required: boolean; https: boolean },
-): string | null {
-  const value = body[field];
-  if (!present(value)) {
-    if (opts.required) errors.add(field, `The ${attr(field)} field is required.`);
-    return null;
-  }
-  if (!isHttpUrl(value)) {
-    errors.add(field, `The ${attr(field)} must be a valid URL.`);
-    return null;
-  }
-  if (opts.https && !value.toLowerCase().startsWith('https://')) {
-    errors.add(field, `The ${attr(field)} must use https in production.`);
-    return null;
-  }
-  return value;
+/** A given customer_phone: its digits, or null (and its error) when it is not a mobile number. */
+function givenPhone(value: unknown, errors: FieldErrors): string | null {
+  if (typeof value === 'string' && MOBILE.test(value)) return digits(value);
+  errors.add('customer_phone', BAD_PHONE);
+  return null;
 }
 
-function checkString(body: Record<string, unknown>, field: string, errors: FieldErrors, max?: number): string | null {
-  const value = body[field];
-  if (!present(value)) return null;
-  if (typeof value !== 'string') {
-    errors.add(field, `The ${attr(field)} must be a string.`);
-    return null;
+/** What a create's validation depends on: the merchant's default webhook URL, production's https, the route. */
+interface CreateRules {
+  merchant: MockMerchant;
+  production: boolean;
+  legacy: boolean;
+}
+
+/** A create request's fields, validated. */
+interface PaymentInput {
+  amount: number;
+  currency: string;
+  ref: string;
+  successRedirect: string | null;
+  cancelRedirect: string | null;
+  /** ipn_url, webhook_url or the merchant's default URL. */
+  webhook: string | null;
+  description: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  mode: 'hosted' | 'push';
+  phone: string | null;
+  allow: string[];
+}
+
+/** Validation: every failing field at once (a 422), in the order the fields are read. */
+function readPaymentInput(body: Record<string, unknown>, rules: CreateRules): PaymentInput | Response {
+  const { legacy } = rules;
+  const errors = new FieldErrors();
+  const amount = readAmount(body, 'payment_amount', errors);
+  const currency = body.currency_code;
+  if (!present(currency)) errors.add('currency_code', 'The currency code field is required.');
+  else if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+    errors.add('currency_code', 'The currency code must be a 3-letter upper-case code, e.g. USD.');
   }
-  if (max !== undefined && value.length > max) {
-    errors.add(field, `The ${attr(field)} may not be greater than ${max} characters.`);
-    return null;
+  const ref = requiredString(body, 'ref_trx', errors, 60);
+  const successRedirect = readUrl(body, 'success_redirect', errors, { required: legacy, https: false });
+  const cancelRedirect = readUrl(body, 'cancel_redirect', errors, { required: legacy, https: false });
+  const webhook = readWebhook(body, rules, errors);
+  const description = optionalString(body, 'description', errors);
+  const customerName = optionalString(body, 'customer_name', errors, 100);
+  const customerEmail = optionalString(body, 'customer_email', errors, 100);
+  if (customerEmail !== null && !EMAIL.test(customerEmail)) {
+    errors.add('customer_email', 'The customer email must be a valid email address.');
   }
-  return value;
+  const mode = readMode(body, errors);
+  const phone = present(body.customer_phone) ? givenPhone(body.customer_phone, errors) : null;
+  if (!present(body.customer_phone) && mode === 'push') {
+    errors.add('customer_phone', 'The customer phone field is required when payment mode is push.');
+  }
+  const allow = readAllowList(body.allow_payment_methods, errors);
+  if (errors.has()) return validationFailed(errors.map);
+  const fields = { successRedirect, cancelRedirect, webhook, description, customerName, customerEmail, mode, phone, allow };
+  return { amount: amount!, currency: currency as string, ref: ref!, ...fields };
+}
+
+/** ipn_url (required on the legacy route), or its synonym webhook_url, or the merchant's default. */
+function readWebhook(body: Record<string, unknown>, { merchant, production, legacy }: CreateRules, errors: FieldErrors): string | null {
+  const ipnUrl = readUrl(body, 'ipn_url', errors, { required: legacy, https: production });
+  if (legacy) return ipnUrl ?? merchant.defaultWebhookUrl;
+  const webhookUrl = readUrl(body, 'webhook_url', errors, { required: false, https: production });
+  if (ipnUrl && webhookUrl && ipnUrl !== webhookUrl) {
+    errors.add('webhook_url', 'The webhook url is a synonym of ipn url: give one of them, or the same URL in both.');
+  }
+  if (!present(body.ipn_url) && !present(body.webhook_url) && !merchant.defaultWebhookUrl) {
+    errors.add('ipn_url', 'The ipn url field is required when no default webhook URL is set on API Config.');
+  }
+  return ipnUrl ?? webhookUrl ?? merchant.defaultWebhookUrl;
+}
+
+function readMode(body: Record<string, unknown>, errors: FieldErrors): 'hosted' | 'push' {
+  if (!present(body.payment_mode)) return 'hosted';
+  if (body.payment_mode === 'hosted' || body.payment_mode === 'push') return body.payment_mode;
+  errors.add('payment_mode', 'The selected payment mode is invalid (hosted or push).');
+  return 'hosted';
 }
 
 /** Gateways eligible for `currency` (decision step 5). */
@@ -151,97 +198,63 @@ const duplicateReference = (): Response =>
     errors: { ref_trx: ['Transaction reference already exists'] },
   });
 
-/** POST /api/v1/payments (legacy = false) and POST /api/v1/initiate-payment (legacy = true). */
-export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean): Promise<Response> {
-  const { caller, body } = req;
-  const { merchant, environment } = caller;
-  const production = environment === 'production';
-  const errors = new FieldErrors();
+/** POST /api/v1/payments */
+export const createPayment = (ctx: Ctx, req: ApiRequest): Promise<Response> => create(ctx, req, false);
+/** POST /api/v1/initiate-payment: the legacy create (redirects and ipn_url required, the session shape). */
+export const initiatePayment = (ctx: Ctx, req: ApiRequest): Promise<Response> => create(ctx, req, true);
 
-  // Validation: every failing field at once.
-  const amount = body.payment_amount;
-  if (!present(amount)) errors.add('payment_amount', 'The payment amount field is required.');
-  else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('payment_amount', 'The payment amount must be a number.');
-  else if (amount < 1) errors.add('payment_amount', 'The payment amount must be at least 1.00.');
-  else if (amount > MAX_AMOUNT) errors.add('payment_amount', `The payment amount ${TOO_LARGE}`);
-
-  const currency = body.currency_code;
-  if (!present(currency)) errors.add('currency_code', 'The currency code field is required.');
-  else if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
-    errors.add('currency_code', 'The currency code must be a 3-letter upper-case code, e.g. USD.');
-  }
-
-  const ref = body.ref_trx;
-  if (!present(ref)) errors.add('ref_trx', 'The ref trx field is required.');
-  else if (typeof ref !== 'string') errors.add('ref_trx', 'The ref trx must be a string.');
-  else if (ref.length > 60) errors.add('ref_trx', 'The ref trx may not be greater than 60 characters.');
-
-  const successRedirect = checkUrl(body, 'success_redirect', errors, { required: legacy, https: false });
-  const cancelRedirect = checkUrl(body, 'cancel_redirect', errors, { required: legacy, https: false });
-  const ipnUrl = checkUrl(body, 'ipn_url', errors, { required: legacy, https: production });
-  const webhookUrl = legacy ? null : checkUrl(body, 'webhook_url', errors, { required: false, https: production });
-  if (!legacy) {
-    if (ipnUrl && webhookUrl && ipnUrl !== webhookUrl) {
-      errors.add('webhook_url', 'The webhook url is a synonym of ipn url: give one of them, or the same URL in both.');
-    }
-    if (!present(body.ipn_url) && !present(body.webhook_url) && !merchant.defaultWebhookUrl) {
-      errors.add('ipn_url', 'The ipn url field is required when no default webhook URL is set on API Config.');
-    }
-  }
-
-  const description = checkString(body, 'description', errors);
-  const customerName = checkString(body, 'customer_name', errors, 100);
-  const customerEmail = checkString(body, 'customer_email', errors, 100);
-  if (customerEmail !== null && !EMAIL.test(customerEmail)) {
-    errors.add('customer_email', 'The customer email must be a valid email address.');
-  }
-
-  let mode: 'hosted' | 'push' = 'hosted';
-  if (present(body.payment_mode)) {
-    if (body.payment_mode === 'hosted' || body.payment_mode === 'push') mode = body.payment_mode;
-    else errors.add('payment_mode', 'The selected payment mode is invalid (hosted or push).');
-  }
-
-  let phone: string | null = null;
-  if (!present(body.customer_phone)) {
-    if (mode === 'push') errors.add('customer_phone', 'The customer phone field is required when payment mode is push.');
-  } else if (typeof body.customer_phone !== 'string' || !MOBILE.test(body.customer_phone)) {
-    errors.add('customer_phone', 'The customer phone must be a mobile number in international digits form, e.g. 255712345678.');
-  } else {
-    phone = digits(body.customer_phone);
-  }
-
-  const allow = readAllowList(body.allow_payment_methods, errors);
-
-  if (errors.has()) return validationFailed(errors.map);
-  const currencyCode = currency as string;
+async function create(ctx: Ctx, req: ApiRequest, legacy: boolean): Promise<Response> {
+  const { merchant, environment } = req.caller;
+  const input = readPaymentInput(req.body, { merchant, production: environment === 'production', legacy });
+  if (input instanceof Response) return input;
   // ref_trx is unique per merchant and environment (a replay with the same Idempotency-Key
   // never gets here: the idempotency layer answers it first).
-  if (referenceTaken(ctx, merchant.id, environment, ref as string)) return duplicateReference();
+  if (referenceTaken(ctx, merchant.id, environment, input.ref)) return duplicateReference();
+  const gateways = decideGateways(ctx, merchant, input.currency, input.allow);
+  if (gateways instanceof Response) return gateways;
+  const row = await newPayment(ctx, req.caller, input, gateways, legacy);
+  // Checked again after the await above: a concurrent create may have taken the reference.
+  if (referenceTaken(ctx, merchant.id, environment, row.merchant_ref)) return duplicateReference();
+  ctx.state.payments.set(row.trx_id, row as unknown as Record<string, unknown>);
+  // Deleted first so the entry moves to the end: the index is trimmed oldest first, as payments are.
+  const refKey = referenceKey(merchant.id, environment, row.merchant_ref);
+  ctx.references.delete(refKey);
+  ctx.references.set(refKey, row.trx_id);
+  if (input.mode === 'push') startPush(ctx, row, input.phone!);
+  return json(200, legacy ? sessionView(row, merchant) : createdView(row));
+}
 
-  // Runtime decision order (authentication and merchant availability already passed).
-  const wallet = merchant.currencies[currencyCode];
+/** The gateways of a payment by the runtime decision order (authentication and availability passed). */
+interface Gateways {
+  restricted: boolean;
+  eligible: MockGateway[];
+  offered: MockGateway[];
+}
+
+/** The runtime decision order after validation: currency, wallet, eligible gateways, allow_payment_methods. */
+function decideGateways(ctx: Ctx, merchant: MockMerchant, currency: string, allow: string[]): Gateways | Response {
+  const wallet = merchant.currencies[currency];
   if (!wallet) {
     const supported = Object.keys(merchant.currencies).join(', ') || 'none';
     return errorResponse(
       422,
       'Currency is not enabled for this merchant',
-      `${currencyCode} is not in this merchant's supported currencies (${supported}).`,
+      `${currency} is not in this merchant's supported currencies (${supported}).`,
     );
   }
   if (!wallet.wallet) {
     return errorResponse(
       422,
       'Receiver wallet for this currency is not available',
-      `The merchant has no active ${currencyCode} wallet to receive this payment.`,
+      `The merchant has no active ${currency} wallet to receive this payment.`,
     );
   }
-  const { restricted, list: eligible } = eligibleGateways(merchant, ctx.state.gateways, currencyCode);
+  const { restricted, list: eligible } = eligibleGateways(merchant, ctx.state.gateways, currency);
   if (eligible.length === 0) {
     return errorResponse(
       422,
       'No payment method available',
-      restricted ? `None of the gateways selected on API Config serves ${currencyCode}.` : `No active gateway serves ${currencyCode}.`,
+      restricted ? `None of the gateways selected on API Config serves ${currency}.` : `No active gateway serves ${currency}.`,
     );
   }
   const offered = narrowGateways(eligible, allow);
@@ -249,39 +262,44 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
     return errorResponse(
       422,
       'No payment method matches allow_payment_methods',
-      `allow_payment_methods (${allow.join(', ')}) matches none of the ${currencyCode} gateways this merchant can offer (${eligible.map((g) => g.code).join(', ')}).`,
+      `allow_payment_methods (${allow.join(', ')}) matches none of the ${currency} gateways this merchant can offer (${eligible.map((g) => g.code).join(', ')}).`,
     );
   }
+  return { restricted, eligible, offered };
+}
 
+/** The new pending payment, with its signed checkout link. */
+async function newPayment(ctx: Ctx, caller: Caller, input: PaymentInput, gateways: Gateways, legacy: boolean): Promise<PaymentRow> {
+  const { merchant, environment } = caller;
   const now = ctx.now();
   const trx = newTrxId();
   const expiresMs = now + TIMING.checkoutLifetimeMs;
   const link = await checkoutLink(ctx, caller.base, trx, expiresMs);
   const createdAt = isoUtc(now);
-  const row: PaymentRow = {
+  return {
     trx_id: trx,
     merchant_id: merchant.id,
     environment,
-    merchant_ref: ref as string,
-    amount: amount as number,
-    currency: currencyCode,
+    merchant_ref: input.ref,
+    amount: input.amount,
+    currency: input.currency,
     status: 'pending',
-    payment_mode: mode,
-    description,
-    customer: { name: customerName, email: customerEmail, phone },
-    ipn_url: ipnUrl ?? webhookUrl ?? merchant.defaultWebhookUrl,
-    success_redirect: successRedirect ?? merchant.siteUrl,
-    cancel_redirect: cancelRedirect ?? merchant.siteUrl,
+    payment_mode: input.mode,
+    description: input.description,
+    customer: { name: input.customerName, email: input.customerEmail, phone: input.phone },
+    ipn_url: input.webhook,
+    success_redirect: input.successRedirect ?? merchant.siteUrl,
+    cancel_redirect: input.cancelRedirect ?? merchant.siteUrl,
     // Shared with other rows of the same lists (read-only), and one string for both times.
-    allow_payment_methods: sharedList(allow),
-    merchant_payment_methods_restricted: restricted,
-    merchant_payment_method_ids: sharedList(eligible.map((g) => g.id)),
-    merchant_payment_method_codes: sharedList(offered.map((g) => g.code)),
+    allow_payment_methods: sharedList(input.allow),
+    merchant_payment_methods_restricted: gateways.restricted,
+    merchant_payment_method_ids: sharedList(gateways.eligible.map((g) => g.id)),
+    merchant_payment_method_codes: sharedList(gateways.offered.map((g) => g.code)),
     gateway: null,
     fee: 0,
     net_amount: 0,
     payment_url: link,
-    checkout_url: mode === 'hosted' || legacy ? link : null,
+    checkout_url: input.mode === 'hosted' || legacy ? link : null,
     expires_at: isoUtc(expiresMs),
     failure_reason: null,
     failure_message: null,
@@ -289,55 +307,52 @@ export async function createPayment(ctx: Ctx, req: ApiRequest, legacy: boolean):
     created_at: createdAt,
     updated_at: createdAt,
   };
-  // Checked again after the await above: a concurrent create may have taken the reference.
-  if (referenceTaken(ctx, merchant.id, environment, row.merchant_ref)) return duplicateReference();
-  ctx.state.payments.set(trx, row as unknown as Record<string, unknown>);
-  // Deleted first so the entry moves to the end: the index is trimmed oldest first, as payments are.
-  const refKey = referenceKey(merchant.id, environment, row.merchant_ref);
-  ctx.references.delete(refKey);
-  ctx.references.set(refKey, trx);
-  if (mode === 'push') startPush(ctx, row, phone!);
+}
 
-  if (legacy) {
-    return json(200, {
-      payment_url: link,
-      info: {
-        ref_trx: row.merchant_ref,
-        description: row.description,
-        ipn_url: row.ipn_url,
-        cancel_redirect: row.cancel_redirect,
-        success_redirect: row.success_redirect,
-        customer_name: row.customer.name,
-        customer_email: row.customer.email,
-        merchant_id: merchant.id,
-        merchant_name: merchant.name,
-        amount: row.amount,
-        currency_code: row.currency,
-        environment,
-        is_sandbox: environment === 'sandbox',
-        allow_payment_methods: row.allow_payment_methods,
-        merchant_payment_methods_restricted: restricted,
-        merchant_payment_method_ids: row.merchant_payment_method_ids,
-        merchant_payment_method_codes: row.merchant_payment_method_codes,
-      },
-      data: { trx_id: trx, checkout_url: row.checkout_url },
-    });
-  }
-  return json(200, {
+/** The answer of POST /initiate-payment: the spec's payment session. */
+function sessionView(row: PaymentRow, merchant: MockMerchant) {
+  return {
+    payment_url: row.payment_url,
+    info: {
+      ref_trx: row.merchant_ref,
+      description: row.description,
+      ipn_url: row.ipn_url,
+      cancel_redirect: row.cancel_redirect,
+      success_redirect: row.success_redirect,
+      customer_name: row.customer.name,
+      customer_email: row.customer.email,
+      merchant_id: merchant.id,
+      merchant_name: merchant.name,
+      amount: row.amount,
+      currency_code: row.currency,
+      environment: row.environment,
+      is_sandbox: row.environment === 'sandbox',
+      allow_payment_methods: row.allow_payment_methods,
+      merchant_payment_methods_restricted: row.merchant_payment_methods_restricted,
+      merchant_payment_method_ids: row.merchant_payment_method_ids,
+      merchant_payment_method_codes: row.merchant_payment_method_codes,
+    },
+    data: { trx_id: row.trx_id, checkout_url: row.checkout_url },
+  };
+}
+
+/** The answer of POST /payments. */
+function createdView(row: PaymentRow) {
+  return {
     status: 'success',
-    trx_id: trx,
+    trx_id: row.trx_id,
     payment_url: row.checkout_url,
     data: {
-      trx_id: trx,
+      trx_id: row.trx_id,
       merchant_ref: row.merchant_ref,
       amount: row.amount,
       currency: row.currency,
       status: 'pending',
       checkout_url: row.checkout_url,
       expires_at: row.expires_at,
-      environment,
+      environment: row.environment,
     },
-  });
+  };
 }
 
 /** Rings the customer's phone; the outcome lands after the simulated answer time. */
@@ -399,8 +414,7 @@ export function settlePayment(
 /** A payment of the caller (own merchant, same environment), else undefined. */
 function ownPayment(ctx: Ctx, req: ApiRequest, trx: string): PaymentRow | undefined {
   const row = ctx.state.payments.get(trx) as PaymentRow | undefined;
-  if (!row || row.merchant_id !== req.caller.merchant.id || row.environment !== req.caller.environment) return undefined;
-  return row;
+  return row && isOwn(req.caller, row) ? row : undefined;
 }
 
 const notFound = (trx: string, environment: string) =>
@@ -439,10 +453,7 @@ export function listPayments(ctx: Ctx, req: ApiRequest): Response {
   }
   if (errors.has()) return validationFailed(errors.map);
   const ref = req.query.get('merchant_ref');
-  const { id: merchantId } = req.caller.merchant;
-  const { environment } = req.caller;
-  const keep = (r: PaymentRow) =>
-    r.merchant_id === merchantId && r.environment === environment && (!status || r.status === status) && (!ref || r.merchant_ref === ref);
+  const keep = (r: PaymentRow) => isOwn(req.caller, r) && (!status || r.status === status) && (!ref || r.merchant_ref === ref);
   return json(200, newestPage(ctx.state.payments.values() as Iterable<PaymentRow>, keep, paymentView, limit, offset));
 }
 
@@ -467,13 +478,8 @@ export function pushPayment(ctx: Ctx, req: ApiRequest): Response {
   const given = req.body.customer_phone;
   const errors = new FieldErrors();
   let phone = row.customer.phone;
-  if (present(given)) {
-    if (typeof given !== 'string' || !MOBILE.test(given)) {
-      errors.add('customer_phone', 'The customer phone must be a mobile number in international digits form, e.g. 255712345678.');
-    } else {
-      phone = digits(given);
-    }
-  } else if (!phone) {
+  if (present(given)) phone = givenPhone(given, errors);
+  else if (!phone) {
     errors.add('customer_phone', 'The customer phone field is required: the payment has no phone number from its creation.');
   }
   if (errors.has()) return validationFailed(errors.map);

@@ -6,8 +6,8 @@ import type { ApiRequest, Ctx, Environment } from './context.js';
 import { FEES, TIMING } from './defaults.js';
 import type { MockMerchant } from './types.js';
 import { errorResponse, json, validationFailed } from './responses.js';
-import { isoUtc, newestPage, round2, withoutMerchant } from './util.js';
-import { digits, FieldErrors, MAX_AMOUNT, MOBILE, pageParams, TOO_LARGE } from './validation.js';
+import { isOwn, isoUtc, newestPage, round2, withoutMerchant } from './util.js';
+import { digits, FieldErrors, MOBILE, pageParams, present, readAmount } from './validation.js';
 
 /** Amounts that pick a payout outcome. */
 export const PAYOUT_TEST_AMOUNTS = { inProgress: 12.12, ambiguous: 13.13, failed: 14.14 } as const;
@@ -34,16 +34,6 @@ function payoutCurrency(merchant: MockMerchant): string | null {
   return Object.keys(merchant.currencies).find((c) => merchant.currencies[c]!.wallet) ?? null;
 }
 
-function readAmount(body: Record<string, unknown>, errors: FieldErrors): number | null {
-  const amount = body.amount;
-  if (amount === undefined || amount === null || amount === '') errors.add('amount', 'The amount field is required.');
-  else if (typeof amount !== 'number' || !Number.isFinite(amount)) errors.add('amount', 'The amount must be a number.');
-  else if (amount <= 0) errors.add('amount', 'The amount must be greater than 0.');
-  else if (amount > MAX_AMOUNT) errors.add('amount', `The amount ${TOO_LARGE}`);
-  else return amount;
-  return null;
-}
-
 const quote = (amount: number) => {
   const fee = round2(amount * FEES.payoutRate);
   return { amount, fee, payable_amount: round2(amount - fee) };
@@ -52,7 +42,7 @@ const quote = (amount: number) => {
 /** POST /api/v1/payouts/preview */
 export function previewPayout(_ctx: Ctx, req: ApiRequest): Response {
   const errors = new FieldErrors();
-  const amount = readAmount(req.body, errors);
+  const amount = readAmount(req.body, 'amount', errors, 'positive');
   if (errors.has()) return validationFailed(errors.map);
   return json(200, { ...quote(amount!), currency: payoutCurrency(req.caller.merchant) });
 }
@@ -63,9 +53,9 @@ const rejected = (message: string) => errorResponse(422, 'Payout Rejected', mess
 export function createPayout(ctx: Ctx, req: ApiRequest): Response {
   const { merchant, environment } = req.caller;
   const errors = new FieldErrors();
-  const amount = readAmount(req.body, errors);
+  const amount = readAmount(req.body, 'amount', errors, 'positive');
   const destination = req.body.destination;
-  const hasDestination = destination !== undefined && destination !== null && destination !== '';
+  const hasDestination = present(destination);
   if (hasDestination && (typeof destination !== 'string' || !MOBILE.test(destination))) {
     errors.add('destination', 'The destination must be a mobile number in international digits form, e.g. 255712345678.');
   }
@@ -121,9 +111,7 @@ export function listPayouts(ctx: Ctx, req: ApiRequest): Response {
   const errors = new FieldErrors();
   const { limit, offset } = pageParams(req.query, errors);
   if (errors.has()) return validationFailed(errors.map);
-  const { id: merchantId } = req.caller.merchant;
-  const { environment } = req.caller;
-  const keep = (r: PayoutRow) => r.merchant_id === merchantId && r.environment === environment;
+  const keep = (r: PayoutRow) => isOwn(req.caller, r);
   return json(200, newestPage(ctx.state.payouts.values() as Iterable<PayoutRow>, keep, withoutMerchant, limit, offset));
 }
 
@@ -131,7 +119,7 @@ export function listPayouts(ctx: Ctx, req: ApiRequest): Response {
 export function getPayout(ctx: Ctx, req: ApiRequest): Response {
   const id = req.params.id!;
   const row = UUID.test(id) ? (ctx.state.payouts.get(id.toLowerCase()) as PayoutRow | undefined) : undefined;
-  if (!row || row.merchant_id !== req.caller.merchant.id || row.environment !== req.caller.environment) {
+  if (!row || !isOwn(req.caller, row)) {
     return errorResponse(
       404,
       'Not Found',

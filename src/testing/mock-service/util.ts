@@ -43,6 +43,14 @@ export function withoutMerchant<T extends { merchant_id: number }>(row: T): Omit
   return view;
 }
 
+/** Whether a stored row belongs to the caller: the same merchant and environment. */
+export function isOwn(
+  caller: { merchant: { id: number }; environment: string },
+  row: { merchant_id: number; environment: string },
+): boolean {
+  return row.merchant_id === caller.merchant.id && row.environment === caller.environment;
+}
+
 /** Plain object check. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

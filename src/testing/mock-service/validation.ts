@@ -19,6 +19,77 @@ export function attr(field: string): string {
   return field.replace(/_/g, ' ');
 }
 
+/** A field counts as given unless it is missing, null or empty. */
+export const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+
+/** A required string field of at most `max` characters, or null (its error in `errors`). */
+export function requiredString(body: Record<string, unknown>, field: string, errors: FieldErrors, max?: number): string | null {
+  if (!present(body[field])) {
+    errors.add(field, `The ${attr(field)} field is required.`);
+    return null;
+  }
+  return optionalString(body, field, errors, max);
+}
+
+/** An optional string field of at most `max` characters: the string, or null when absent or wrong. */
+export function optionalString(body: Record<string, unknown>, field: string, errors: FieldErrors, max?: number): string | null {
+  const value = body[field];
+  if (!present(value)) return null;
+  if (typeof value !== 'string') {
+    errors.add(field, `The ${attr(field)} must be a string.`);
+    return null;
+  }
+  if (max !== undefined && value.length > max) {
+    errors.add(field, `The ${attr(field)} may not be greater than ${max} characters.`);
+    return null;
+  }
+  return value;
+}
+
+/**
+ * A required amount up to MAX_AMOUNT: at least 1 (`one`, payments and plans) or above 0
+ * (`positive`, payouts). The number, or null (its error in `errors`).
+ */
+export function readAmount(
+  body: Record<string, unknown>,
+  field: string,
+  errors: FieldErrors,
+  least: 'one' | 'positive' = 'one',
+): number | null {
+  const value = body[field];
+  const name = attr(field);
+  if (!present(value)) errors.add(field, `The ${name} field is required.`);
+  else if (typeof value !== 'number' || !Number.isFinite(value)) errors.add(field, `The ${name} must be a number.`);
+  else if (least === 'one' && value < 1) errors.add(field, `The ${name} must be at least 1.00.`);
+  else if (least === 'positive' && value <= 0) errors.add(field, `The ${name} must be greater than 0.`);
+  else if (value > MAX_AMOUNT) errors.add(field, `The ${name} ${TOO_LARGE}`);
+  else return value;
+  return null;
+}
+
+/** An http(s) URL field (https only in production when `https`), or null (absent or wrong). */
+export function readUrl(
+  body: Record<string, unknown>,
+  field: string,
+  errors: FieldErrors,
+  opts: { required: boolean; https: boolean },
+): string | null {
+  const value = body[field];
+  if (!present(value)) {
+    if (opts.required) errors.add(field, `The ${attr(field)} field is required.`);
+    return null;
+  }
+  if (!isHttpUrl(value)) {
+    errors.add(field, `The ${attr(field)} must be a valid URL.`);
+    return null;
+  }
+  if (opts.https && !value.toLowerCase().startsWith('https://')) {
+    errors.add(field, `The ${attr(field)} must use https in production.`);
+    return null;
+  }
+  return value;
+}
+
 /**
  * True for an absolute http:// or https:// URL with a host, at most 2,048 characters: the
  * spec's URL fields (`webhook_url`, `ipn_url`, the redirects) and the console's test-event URL.
