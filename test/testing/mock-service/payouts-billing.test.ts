@@ -1,8 +1,8 @@
 // Payouts (gates, preview, outcomes) and recurring billing (plans, subscriptions with
 // consent, invoices, charge outcomes, dunning) on the mock.
 import { describe, expect, it } from 'vitest';
-import { PAYOUT_TEST_AMOUNTS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { setup, T0 } from '../support/mock-service.js';
+import { PAYOUT_TEST_AMOUNTS, TEST_PHONE_NUMBERS } from '../../../src/testing.js';
+import { setup, T0 } from '../../support/mock-service.js';
 
 const DAY = 86_400_000;
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
-import { openApiDocument } from '../../src/testing/mock-service/openapi.js';
+import { openApiDocument } from '../../../src/testing/mock-service/openapi.js';
 
 const run = promisify(execFile);
 const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');

@@ -1,9 +1,9 @@
 // Payments on the mock: validation, the runtime decision order, both creation shapes,
 // idempotency, list/get/verify, simulated USSD push outcomes and hosted checkout.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { defaultMerchant } from '../../src/testing/mock-service/defaults.js';
-import { hostedBody, pushBody, setup, T0 } from '../support/mock-service.js';
+import { DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../../src/testing.js';
+import { defaultMerchant } from '../../../src/testing/mock-service/defaults.js';
+import { hostedBody, pushBody, setup, T0 } from '../../support/mock-service.js';
 
 describe('mock service: payment validation (422 Validation failed)', () => {
   it('lists every failing field with messages', async () => {

@@ -11,9 +11,9 @@ import {
   NotFoundError,
   PaymentsClient,
   UnprocessableEntityError,
-} from '../../src/index.js';
-import { createMockService, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { BASE, hostedBody, setup, sign } from '../support/mock-service.js';
+} from '../../../src/index.js';
+import { createMockService, TEST_PHONE_NUMBERS } from '../../../src/testing.js';
+import { BASE, hostedBody, setup, sign } from '../../support/mock-service.js';
 
 const SPEC_ROUTES = [
   'POST /api/v1/payments',

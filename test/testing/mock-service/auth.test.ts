@@ -1,8 +1,8 @@
 // The mock's authentication, availability, rate limit and routing, checked against the
 // spec's Authentication, Errors and Limits tables with a signer of our own.
 import { describe, expect, it } from 'vitest';
-import { createMockService, DEFAULT_CREDENTIALS } from '../../src/testing.js';
-import { BASE, hostedBody, setup, sign, T0 } from '../support/mock-service.js';
+import { createMockService, DEFAULT_CREDENTIALS } from '../../../src/testing.js';
+import { BASE, hostedBody, setup, sign, T0 } from '../../support/mock-service.js';
 
 describe('mock service: authentication', () => {
   it('accepts a correctly signed GET (payload ends with a dot) and POST', async () => {

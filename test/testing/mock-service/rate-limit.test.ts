@@ -1,7 +1,7 @@
 // The sandbox's sliding-window rate limiter: exact window edges, O(1) hits at a raised limit
 // (a load test keeps 60,000 times in the window), and idle keys forgotten.
 import { describe, expect, test } from 'vitest';
-import { RateLimiter } from '../../src/testing/mock-service/rate-limit.js';
+import { RateLimiter } from '../../../src/testing/mock-service/rate-limit.js';
 
 describe('RateLimiter', () => {
   test('counts a 60 s window: refused with Retry-After until the oldest request leaves it', () => {

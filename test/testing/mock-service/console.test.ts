@@ -2,8 +2,8 @@
 // test/browser/console.browser.test.ts): pages, actions, the form token, escaping, CORS.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { LIVE_HASH, LIVE_SCRIPT } from '../../src/testing/mock-service/console.js';
-import { BASE, hostedBody, setup } from '../support/mock-service.js';
+import { LIVE_HASH, LIVE_SCRIPT } from '../../../src/testing/mock-service/console.js';
+import { BASE, hostedBody, setup } from '../../support/mock-service.js';
 
 const HTML = { Accept: 'text/html,application/xhtml+xml' };
 

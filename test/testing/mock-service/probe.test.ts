@@ -3,8 +3,8 @@
 // being buffered, and every store stays bounded.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createMockService, type MockServer, type MockService } from '../../src/testing.js';
-import { LINGER_MAX_BYTES, LINGER_TIME_MS } from '../../src/testing/mock-service/http-server.js';
+import { createMockService, type MockServer, type MockService } from '../../../src/testing.js';
+import { LINGER_MAX_BYTES, LINGER_TIME_MS } from '../../../src/testing/mock-service/http-server.js';
 
 let mock: MockService;
 let server: MockServer;

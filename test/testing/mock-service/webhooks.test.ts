@@ -2,10 +2,10 @@
 // signature checked with our own node:crypto HMAC, and the retry schedule on an injected clock.
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createMockService, DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../src/testing.js';
-import { defaultMerchant } from '../../src/testing/mock-service/defaults.js';
-import { verifyWebhook } from '../../src/webhooks.js';
-import { hostedBody, pushBody, setup, T0, webhookSignature } from '../support/mock-service.js';
+import { createMockService, DEFAULT_CREDENTIALS, TEST_PHONE_NUMBERS } from '../../../src/testing.js';
+import { defaultMerchant } from '../../../src/testing/mock-service/defaults.js';
+import { verifyWebhook } from '../../../src/webhooks.js';
+import { hostedBody, pushBody, setup, T0, webhookSignature } from '../../support/mock-service.js';
 
 const MIN = 60_000;
 
@@ -292,7 +292,7 @@ async function waitFor(condition: () => boolean, ms = 2_000): Promise<void> {
 }
 
 async function signedPost(base: string, creds: { merchantKey: string; apiKey: string; apiSecret: string }, path: string, body: unknown) {
-  const { sign } = await import('../support/mock-service.js');
+  const { sign } = await import('../../support/mock-service.js');
   const raw = JSON.stringify(body);
   const ts = Math.floor(Date.now() / 1000);
   return fetch(base + path, {
