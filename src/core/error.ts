@@ -16,13 +16,10 @@ export { ConfigurationError, PaymentsError };
 export class InvalidParamsError extends PaymentsError {
   override name = 'InvalidParamsError';
   /** Field path (dot-joined) → messages. */
-  readonly errors: Record<string, string[]>;
+  declare readonly errors: Record<string, string[]>;
 
   constructor(operation: string, errors: Record<string, string[]>) {
-    const list = Object.entries(errors)
-      .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
-      .join(', ');
-    super(`Invalid params for ${operation}: ${list}. Nothing was sent.`);
+    super(`Invalid params for ${operation}: ${fieldList(errors)}. Nothing was sent.`);
     this.errors = errors;
   }
 }
@@ -68,17 +65,17 @@ export interface APIErrorInit {
 export class APIError extends PaymentsError {
   override name = 'APIError';
   /** HTTP status code. */
-  readonly status: number;
+  declare readonly status: number;
   /** The body's `error` label: the stable, machine-readable key. */
-  readonly label: ErrorLabel | undefined;
+  declare readonly label: ErrorLabel | undefined;
   /** Field → messages, for validation failures. */
-  readonly errors: Record<string, string[]> | undefined;
+  declare readonly errors: Record<string, string[]> | undefined;
   /** Parsed JSON body, or the raw text when the body was not JSON. */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** Response headers. */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
   /** The service's id for this request (`x-request-id`, `request-id` or `x-correlation-id`), when it sent one: quote it to support. */
-  readonly requestId: string | undefined;
+  declare readonly requestId: string | undefined;
 
   constructor(init: APIErrorInit) {
     const fields = errorFields(init.body);
@@ -143,7 +140,7 @@ export class UnprocessableEntityError extends APIError {
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
   /** Seconds the server asked to wait (`Retry-After`), when it said. */
-  readonly retryAfter: number | undefined;
+  declare readonly retryAfter: number | undefined;
 
   constructor(init: APIErrorInit) {
     super(init);
@@ -184,17 +181,17 @@ export class APIUserAbortError extends PaymentsError {
 export class ResponseValidationError extends PaymentsError {
   override name = 'ResponseValidationError';
   /** The raw response body text. */
-  readonly body: string;
+  declare readonly body: string;
   /** HTTP status of the response. */
-  readonly status: number;
+  declare readonly status: number;
   /** Response headers. */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
   /** Field path → messages, when the body was JSON but the wrong shape. */
-  readonly errors: Record<string, string[]> | undefined;
+  declare readonly errors: Record<string, string[]> | undefined;
   /** True for calls that change state (creates, push): the server may have acted on this one. */
-  readonly serverMayHaveActed: boolean;
+  declare readonly serverMayHaveActed: boolean;
   /** The service's id for this request, when it sent one. */
-  readonly requestId: string | undefined;
+  declare readonly requestId: string | undefined;
 
   constructor(
     message: string,
@@ -209,6 +206,12 @@ export class ResponseValidationError extends PaymentsError {
     this.requestId = requestIdOf(init.headers);
   }
 }
+
+/** @internal A field map on one line: `field: message; message, other: message`. */
+export const fieldList = (errors: Record<string, string[]>): string =>
+  Object.entries(errors)
+    .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
+    .join(', ');
 
 // The spec names no request id header: these are the names services commonly use, read in
 // this order (openai-node reads x-request-id, stripe-node request-id).
@@ -276,8 +279,8 @@ function duplicateHint(body: unknown, fields: { label?: string; message?: string
   const said = [fields.label, fields.message, typeof code === 'string' ? code : undefined];
   if (!said.some((text) => text !== undefined && DUPLICATE.test(text))) return '';
   return (
-    '. A payment with this ref_trx already exists: look it up with client.payments.list({ merchant_ref }), ' +
-    "retry with the first call's idempotencyKey to get its answer again, or use a new ref_trx for a new payment"
+    '. A payment with this ref_trx exists: find it with client.payments.list({ merchant_ref }), ' +
+    "retry with the first call's idempotencyKey, or use a new ref_trx for a new payment"
   );
 }
 
@@ -333,12 +336,14 @@ const EPOCH_THRESHOLD_S = Date.UTC(2024, 0, 1) / 1000;
  * `X-Rate-Limit-Reset` and `X-RateLimit-Retry-After` headers. `undefined`: no usable hint.
  */
 export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number | undefined {
-  const retryAfter = headers.get('retry-after');
-  if (retryAfter !== null) return delaySeconds(retryAfter.trim(), now, false);
-  const reset = headers.get('ratelimit-reset') ?? headers.get('x-ratelimit-reset') ?? headers.get('x-rate-limit-reset');
-  if (reset !== null) return delaySeconds(reset.trim(), now, true);
-  const after = headers.get('x-ratelimit-retry-after');
-  return after === null ? undefined : delaySeconds(after.trim(), now, false);
+  let value = headers.get('retry-after');
+  let epochAllowed = false;
+  if (value === null) {
+    value = headers.get('ratelimit-reset') ?? headers.get('x-ratelimit-reset') ?? headers.get('x-rate-limit-reset');
+    epochAllowed = value !== null;
+    value ??= headers.get('x-ratelimit-retry-after');
+  }
+  return value === null ? undefined : delaySeconds(value.trim(), now, epochAllowed);
 }
 
 function delaySeconds(value: string, now: number, epochAllowed: boolean): number | undefined {

@@ -241,8 +241,9 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
 
   /** The first `limit` items of the walk (1 to 10,000; required, so a list never fills memory). */
   async toArray(options: { limit: number }): Promise<T[]> {
-    const limit = (options as { limit?: unknown } | undefined)?.limit;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_TO_ARRAY) {
+    // Not trusted to be a number: Number.isInteger is false for anything else.
+    const limit = (options as { limit?: number } | undefined)?.limit as number;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TO_ARRAY) {
       throw new InvalidParamsError('list.toArray', { limit: [`is required: a whole number from 1 to ${MAX_TO_ARRAY}`] });
     }
     const items: T[] = [];

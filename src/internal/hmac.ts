@@ -49,9 +49,8 @@ export function importHmacKey(secret: string): ReturnType<typeof crypto.subtle.i
 }
 
 function toHex(buffer: ArrayBuffer): string {
-  const bytes = new Uint8Array(buffer);
   let out = '';
-  for (let i = 0; i < bytes.length; i++) out += bytes[i]! < 16 ? `0${bytes[i]!.toString(16)}` : bytes[i]!.toString(16);
+  for (const byte of new Uint8Array(buffer)) out += (byte < 16 ? '0' : '') + byte.toString(16);
   return out;
 }
 

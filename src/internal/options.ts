@@ -144,14 +144,10 @@ export interface ResolvedOptions {
   maxResponseBytes: number;
 }
 
-const DEFAULTS = {
-  environment: 'sandbox',
-  timeout: 30_000,
-  maxRetries: 2,
-  logLevel: 'off',
-  // 8 MiB: over a hundred times the largest answers (openapi.json ~57 KB), a bounded cost per call.
-  maxResponseBytes: 8 * 1024 * 1024,
-} as const;
+// Defaults: environment `sandbox`, timeout 30 000 ms, maxRetries 2, logLevel `off`, and
+// maxResponseBytes 8 MiB: over a hundred times the largest answers (openapi.json ~57 KB), a
+// bounded cost per call. Written where they are used (an object of them costs its keys).
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Every log level, least to most verbose: a level logs what the ones before it log. */
 export const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
@@ -160,12 +156,12 @@ export const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 
 export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   if (isBrowser() && !options.dangerouslyAllowBrowser) {
     throw new ConfigurationError(
-      'PaymentsClient is running in a browser, where every visitor could read your API secret. ' +
-        'Call the API from your server instead, or pass dangerouslyAllowBrowser: true if you accept the risk.',
+      'PaymentsClient in a browser shows your API secret to every visitor: call the API from your server, ' +
+        'or pass dangerouslyAllowBrowser: true to accept the risk.',
     );
   }
 
-  const environment = options.environment ?? readEnv('BUSINESS_PAYMENTS_ENVIRONMENT') ?? DEFAULTS.environment;
+  const environment = options.environment ?? readEnv('BUSINESS_PAYMENTS_ENVIRONMENT') ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
     throw new ConfigurationError(
       `environment must be 'sandbox' or 'production' (got ${JSON.stringify(String(environment))}); set the option or BUSINESS_PAYMENTS_ENVIRONMENT.`,
@@ -177,13 +173,13 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const apiSecret = clientCredential('apiSecret', options.apiSecret, 'BUSINESS_PAYMENTS_API_SECRET', environment);
   const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnv('BUSINESS_PAYMENTS_BASE_URL'), environment);
 
-  const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG')?.toLowerCase() as LogLevel | undefined) ?? DEFAULTS.logLevel;
+  const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG')?.toLowerCase() as LogLevel | undefined) ?? 'off';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError(`logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)}).`);
   }
 
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-    throw new ConfigurationError('fetch must be a function with the signature of the global fetch.');
+    throw new ConfigurationError('fetch must be a function, like the global fetch.');
   }
 
   return {
@@ -192,14 +188,14 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     apiKey,
     apiSecret,
     baseUrl,
-    timeout: checkCount('timeout', options.timeout ?? DEFAULTS.timeout, 1, MAX_TIMEOUT_MS),
-    maxRetries: checkCount('maxRetries', options.maxRetries ?? DEFAULTS.maxRetries, 0),
+    timeout: checkCount('timeout', options.timeout ?? 30_000, 1, MAX_TIMEOUT_MS),
+    maxRetries: checkCount('maxRetries', options.maxRetries ?? 2, 0),
     fetch: options.fetch,
     fetchOptions: checkFetchOptions(options.fetchOptions),
     logger: options.logger ?? console,
     logLevel,
     defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
-    maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? DEFAULTS.maxResponseBytes, 1),
+    maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? MAX_RESPONSE_BYTES, 1),
   };
 }
 
@@ -251,7 +247,8 @@ function resolveBaseUrl(value: string | undefined, environment: Environment): st
 }
 
 function checkCount(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+  // Number.isInteger is false for anything but a number.
+  if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max} (got ${String(value)}).`);
   }
   return value;

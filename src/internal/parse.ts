@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { APIError, ResponseValidationError } from '../core/error.js';
+import { APIError, fieldList, ResponseValidationError } from '../core/error.js';
 import { failureOf } from './envelope.js';
 
 export type ParsedBody = { json: true; value: unknown; text: string } | { json: false; text: string };
@@ -85,9 +85,7 @@ export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string,
   if (result?.success) return result.data;
   const errors = result ? issuesToErrors(result.error.issues) : undefined;
   const what = errors
-    ? `a body that did not match the documented shape (${Object.entries(errors)
-        .map(([f, m]) => `${f}: ${m.join('; ')}`)
-        .join(', ')})`
+    ? `a body that did not match the documented shape (${fieldList(errors)})`
     : text.trim() === ''
       ? 'an empty body'
       : `a body that is not JSON (content-type ${headers.get('content-type') ?? 'none'})`;
@@ -103,7 +101,7 @@ export function bodyError(
   errors?: Record<string, string[]>,
 ): ResponseValidationError {
   const acted = context.serverMayHaveActed
-    ? ' The server may already have acted on this call: retry with the same idempotencyKey, or look it up, before anything else.'
+    ? ' The server may have acted on it: retry with the same idempotencyKey, or look it up, before anything else.'
     : '';
   return new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
     body,

@@ -56,7 +56,7 @@ async function streamText(body: ReadableStream<Uint8Array>, limit: number, respo
       throw bodyError(
         response,
         context,
-        `a body larger than maxResponseBytes (${limit} bytes), so reading stopped there (raise it if such a body is expected)`,
+        `a body larger than maxResponseBytes (${limit} bytes), not read further (raise it if such a body is expected)`,
         '',
       );
     }

@@ -79,12 +79,12 @@ function httpError(response: Response, data: unknown, call: CallInfo): APIError 
   const { status, headers } = response;
   const body = typeof data === 'string' ? bodyValue(data) : (data ?? '');
   if (status < 400) return new APIError({ status, body, headers, message: redirectMessage(response, call) });
+  const error = APIError.generate({ status, body, headers });
   const skew = status === 401 ? clockSkewSeconds(headers) : 0;
-  if (Math.abs(skew) <= CLOCK_SKEW_LIMIT_S) return APIError.generate({ status, body, headers });
+  if (Math.abs(skew) <= CLOCK_SKEW_LIMIT_S) return error;
   // A 401 from a clock that is off looks like bad credentials: say which it is.
-  const base = APIError.generate({ status, body, headers }).message;
   const message =
-    `${base}. Your clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's; ` +
+    `${error.message}. Your clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's; ` +
     `signed requests are refused outside ${CLOCK_SKEW_LIMIT_S} s. Synchronise the system clock (NTP).`;
   return APIError.generate({ status, body, headers, message });
 }
@@ -101,8 +101,8 @@ function redirectMessage(response: Response, call: CallInfo): string {
   }
   const status = response.status || 'a';
   return (
-    `${call.operation}: the server answered ${status} redirect to ${target}. The SDK never follows redirects, ` +
-    `so your credentials and the request body stay with ${call.origin}: check baseUrl.`
+    `${call.operation}: the server answered ${status} redirect to ${target}, not followed (credentials stay with ` +
+    `${call.origin}): check baseUrl.`
   );
 }
 

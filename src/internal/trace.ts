@@ -39,17 +39,17 @@ function diagnostics(): DiagnosticsChannel | null {
 
 const made = new Map<string, Tracing | Channel | null>();
 
-/** The TracingChannel `name`, or undefined where the runtime has none. Built once. */
-export function tracingChannel(name: string): Tracing | undefined {
-  if (!made.has(name)) made.set(name, diagnostics()?.tracingChannel(name) ?? null);
-  return (made.get(name) as Tracing | null) ?? undefined;
+// The channel `name` of `kind`, built once; undefined where the runtime has none.
+function built(name: string, kind: 'tracingChannel' | 'channel'): Tracing | Channel | undefined {
+  if (!made.has(name)) made.set(name, diagnostics()?.[kind](name) ?? null);
+  return made.get(name) ?? undefined;
 }
 
+/** The TracingChannel `name`, or undefined where the runtime has none. Built once. */
+export const tracingChannel = (name: string) => built(name, 'tracingChannel') as Tracing | undefined;
+
 /** The plain channel `name` (retries), or undefined where the runtime has none. */
-export function channel(name: string): Channel | undefined {
-  if (!made.has(name)) made.set(name, diagnostics()?.channel(name) ?? null);
-  return (made.get(name) as Channel | null) ?? undefined;
-}
+export const channel = (name: string) => built(name, 'channel') as Channel | undefined;
 
 /** Whether anyone listens on `tracing`: checked before a context is built. */
 export function listened(tracing: Tracing | undefined): tracing is Tracing {
