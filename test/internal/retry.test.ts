@@ -796,3 +796,28 @@ describe('a 3xx is refused: never followed, never retried', () => {
     expect(Date.now()).toBe(START);
   });
 });
+
+describe('the retry policy cache', () => {
+  test('each route kind and retry limit has its own policy; the same pair shares one', async () => {
+    const { retryOptions } = await import('../../src/internal/retry.js');
+    expect(retryOptions('create', 2)).toBe(retryOptions('create', 2));
+    expect(retryOptions('create', 2)).not.toBe(retryOptions('create', 3));
+    expect(retryOptions('payout', 2)).not.toBe(retryOptions('create', 2));
+    // A payout or a push never retries a timeout (it may have been acted on); a create does.
+    expect([retryOptions('create', 2), retryOptions('payout', 2), retryOptions('push', 2)].map((o) => o.retryOnTimeout)).toEqual([
+      true,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  test('two routes with the same limit keep their own policies on one client (a 500 retries a create, never a payout)', async () => {
+    api.on('post', '/api/v1/payments', { status: 500, body: { error: 'Server Error', message: 'boom' } });
+    api.on('post', '/api/v1/payouts', { status: 500, body: { error: 'Server Error', message: 'boom' } });
+    const { client } = setup({ maxRetries: 2 });
+    await rejection(client.payments.create(createParams));
+    const creates = api.seen.length;
+    await rejection(client.payouts.create({ amount: 100 }));
+    expect([creates, api.seen.length - creates]).toEqual([3, 1]);
+  });
+});
