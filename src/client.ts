@@ -151,14 +151,12 @@ export class PaymentsClient {
 
   /** @internal A GET route of the table: `get('payouts.retrieve', id, options)`. */
   get<N extends RouteOf<'GET'>>(name: N, ...args: RouteArgs<N, [options?: RequestOptions]>): APIPromise<ResultOf<N>> {
-    const [spec, options] = specOf(name, args, false);
-    return this.request(spec, options) as APIPromise<ResultOf<N>>;
+    return this.request(...specOf(name, args, false)) as APIPromise<ResultOf<N>>;
   }
 
   /** @internal A POST route of the table: `post('payouts.create', params, options)`, the path id first when it has one. */
   post<N extends RouteOf<'POST'>>(name: N, ...args: RouteArgs<N, [params: unknown, options?: RequestOptions]>): APIPromise<ResultOf<N>> {
-    const [spec, options] = specOf(name, args, true);
-    return this.request(spec, options) as APIPromise<ResultOf<N>>;
+    return this.request(...specOf(name, args, true)) as APIPromise<ResultOf<N>>;
   }
 
   /** @internal A list route of the table: the first page now, every page on `for await`. */
