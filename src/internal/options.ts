@@ -1,7 +1,6 @@
 import { ConfigurationError } from '../core/error.js';
 import { credential } from './credential.js';
 import { isBrowser, readEnv } from './env.js';
-import { MAX_TIMEOUT_MS, RESERVED_HEADERS } from './validate.js';
 
 /** `sandbox` (test credentials, no real money) or `production` (live). */
 export type Environment = 'sandbox' | 'production';
@@ -143,6 +142,22 @@ export interface ResolvedOptions {
   defaultHeaders: Record<string, string>;
   maxResponseBytes: number;
 }
+
+/** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Headers the SDK owns: a caller's value would break signing or authentication. */
+export const RESERVED_HEADERS = new Set([
+  'x-timestamp',
+  'x-signature',
+  'x-environment',
+  'x-merchant-key',
+  'x-business-key',
+  'x-api-key',
+  'content-type',
+  'accept',
+  'idempotency-key',
+]);
 
 // Defaults: environment `sandbox`, timeout 30 000 ms, maxRetries 2, logLevel `off`, and
 // maxResponseBytes 8 MiB: over a hundred times the largest answers (openapi.json ~57 KB), a

@@ -1,23 +1,7 @@
 import type * as z from 'zod/mini';
 import { InvalidParamsError } from '../core/error.js';
-import type { Environment, RequestOptions } from './options.js';
+import { MAX_TIMEOUT_MS, RESERVED_HEADERS, type Environment, type RequestOptions } from './options.js';
 import { issuesToErrors, PARSE } from './parse.js';
-
-/** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
-
-/** Headers the SDK owns: a caller's value would break signing or authentication. */
-export const RESERVED_HEADERS = new Set([
-  'x-timestamp',
-  'x-signature',
-  'x-environment',
-  'x-merchant-key',
-  'x-business-key',
-  'x-api-key',
-  'content-type',
-  'accept',
-  'idempotency-key',
-]);
 
 /** One value and the schema it must satisfy. */
 export type Checked = readonly [schema: z.ZodMiniType, value: unknown];

@@ -21,8 +21,7 @@ import {
   type Schema,
   type TiesInput,
 } from '../internal/fields.js';
-import type { RequestOptions } from '../internal/options.js';
-import { MAX_TIMEOUT_MS } from '../internal/validate.js';
+import { MAX_TIMEOUT_MS, type RequestOptions } from '../internal/options.js';
 
 /**
  * Payments: create a hosted checkout or a USSD push, follow it, verify it.
