@@ -1,3 +1,6 @@
+// PaymentsClient: the resources (one-line methods over the route table, src/resources/routes.ts)
+// and the one pipeline every call goes through: check inputs, sign, send through ky under the
+// payment retry policy, read the body bounded, validate it; traced and logged when asked.
 import type { BeforeRetryState, Options, ResponsePromise } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
