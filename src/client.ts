@@ -258,8 +258,7 @@ export class PaymentsClient {
     let sent: ResponsePromise;
     let response: Response;
     try {
-      const checked = { ...spec, params: spec.params && ([spec.params, spec.value] as const) };
-      const { path, params } = validateInputs(spec.operation, checked, o.environment, options);
+      const { path, params } = validateInputs(spec.operation, spec, o.environment, options);
       call.fetchOptions = checkFetchOptions(options.fetchOptions, 'options.fetchOptions');
       call.pathWithQuery = pathWithQuery(this.#baseUrl, spec, path, params);
       const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;
@@ -495,9 +494,7 @@ function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record
     const url = new URL(spec.url);
     return url.pathname + url.search;
   }
-  let route = TEMPLATES.get(spec.path);
-  if (!route) TEMPLATES.set(spec.path, (route = spec.path.split(/\{(\w+)\}/)));
-  // Odd parts are param names, even parts literal text (split with a capture group).
+  const route = template(spec.path);
   let out = base.pathname === '/' ? '' : base.pathname;
   for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
   const query = spec.method === 'GET' && (params || spec.query) ? toQuery({ ...(params as object), ...spec.query }) : '';
@@ -516,11 +513,19 @@ const modeOf = (spec: RequestSpec<z.ZodMiniType>): RetryMode => spec.retry ?? (s
 // Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
 const TEMPLATES = new Map<string, string[]>();
 
+/** `path` split once and kept: odd parts are placeholder names, even parts literal text. */
+function template(path: string): string[] {
+  let parts = TEMPLATES.get(path);
+  if (!parts) TEMPLATES.set(path, (parts = path.split(/\{(\w+)\}/)));
+  return parts;
+}
+
 /** The pipeline's spec of a table route called with `args` (the path id first when it has one), and the options after them. */
 function specOf(name: RouteName, args: unknown[], withParams: boolean): [RequestSpec<z.ZodMiniType>, RequestOptions | undefined] {
   const route: ClientRoute = CLIENT_ROUTES[name];
   const spec: RequestSpec<z.ZodMiniType> = { ...route, operation: name, response: route.result };
-  if (route.id) spec.pathParams = { [/\{(\w+)\}/.exec(route.path)![1]!]: [route.id, args.shift()] };
+  // The placeholder's name keys the id's errors (`trx_id: …`).
+  if (route.id) spec.pathParams = { [template(route.path)[1]!]: [route.id, args.shift()] };
   if (withParams) spec.value = args.shift();
   return [spec, args[0] as RequestOptions | undefined];
 }

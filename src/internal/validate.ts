@@ -16,7 +16,9 @@ export function validateInputs(
   operation: string,
   inputs: {
     pathParams?: Record<string, Checked> | undefined;
-    params?: Checked | undefined;
+    /** Schema of the body or query params, and the caller's `value` of them. */
+    params?: z.ZodMiniType | undefined;
+    value?: unknown;
     httpsInProduction?: readonly string[] | undefined;
   },
   environment: Environment,
@@ -25,7 +27,7 @@ export function validateInputs(
   const errors: Record<string, string[]> = {};
   const add: AddError = (field, message) => (errors[field] ??= []).push(message);
   const path = checkPathParams(inputs.pathParams, add);
-  const params = inputs.params && checkParams(inputs.params, add);
+  const params = inputs.params && checkParams(inputs.params, inputs.value, add);
   if (environment === 'production' && params) checkHttps(params as Record<string, unknown>, inputs.httpsInProduction, add);
   checkRequestOptions(options, add);
   if (Object.keys(errors).length > 0) throw new InvalidParamsError(operation, errors);
@@ -42,7 +44,7 @@ function checkPathParams(pathParams: Record<string, Checked> | undefined, add: A
   return path;
 }
 
-function checkParams([schema, value]: Checked, add: AddError): unknown {
+function checkParams(schema: z.ZodMiniType, value: unknown, add: AddError): unknown {
   const result = schema.safeParse(value, PARSE);
   if (result.success) return result.data;
   for (const [field, messages] of Object.entries(issuesToErrors(result.error.issues))) {
