@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
 const BUDGET = { client: 28_672, webhooks: 3_072, fulfillment: 6_144 };
-const CEILING = { client: 31_300 };
+const CEILING = { client: 31_260 };
 let failed = false;
 const notes = [];
 // `client` is what an app that makes calls ships: the client and what it reaches.
