@@ -4,9 +4,9 @@
 import type { BeforeRetryState, Options, ResponsePromise } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
-import { APIError, ConfigurationError, PaymentsError, requestIdOf } from './core/error.js';
+import { APIError, ConfigurationError, InternalServerError, PaymentsError, requestIdOf, RouteNotSupportedError } from './core/error.js';
 import { listBody, PagePromise, toPage, type Cursor, type ListBody, type ListPage } from './core/pagination.js';
-import { callError, type CallInfo } from './internal/to-error.js';
+import { callError, EARLIER_GENERATION_OPERATIONS, type CallInfo } from './internal/to-error.js';
 import {
   checkFetchOptions,
   LOG_LEVELS,
@@ -69,6 +69,9 @@ export interface RequestSpec<S extends z.ZodMiniType> {
   url?: string | undefined;
 }
 
+/** Which generation of the service a server runs (see `client.generation()` and docs/generations.md). */
+export type ServiceGeneration = 'current' | 'earlier';
+
 /** @internal A list call: each item's (provisional) schema instead of a response schema. */
 export type PageSpec<T> = Omit<RequestSpec<z.ZodMiniType>, 'response'> & {
   item: z.ZodMiniType<T>;
@@ -107,6 +110,9 @@ export class PaymentsClient {
   readonly #allowBrowser: boolean | undefined;
   // Parsed once: errors name its origin until a call has its own URL.
   readonly #baseUrl: URL;
+  // What this client has learnt of the server's generation: from generation(), or from a
+  // route the server turned out not to have.
+  #generation: Promise<ServiceGeneration> | undefined;
 
   /** @throws {ConfigurationError} when configuration is missing or contradictory. */
   constructor(options: ClientOptions = {}) {
@@ -145,6 +151,52 @@ export class PaymentsClient {
     const changed: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(options)) if (value !== undefined) changed[name] = value;
     return new PaymentsClient({ ...this.#options, dangerouslyAllowBrowser: this.#allowBrowser, ...changed });
+  }
+
+  /**
+   * Which generation of the service `baseUrl` runs: `'current'` (the spec's routes) or
+   * `'earlier'` (the generation deployed today on many servers: `payments.initiate`,
+   * `payments.verify` and `siteInfo.retrieve` only; see docs/generations.md). Asked once per
+   * client and cached: one signed GET of the payment list (`limit=1`), which moves no money,
+   * and when that route is missing, `siteInfo.retrieve` to tell an earlier server from a wrong
+   * `baseUrl`. A call that meets a missing route teaches the client the same for free.
+   *
+   * @example
+   * ```ts
+   * if ((await client.generation()) === 'earlier') await client.payments.initiate(params);
+   * else await client.payments.create(params);
+   * ```
+   * @throws {APIConnectionError} when the server cannot be reached (nothing is cached then).
+   * @throws {RouteNotSupportedError} when the server has none of the service's routes (`baseUrl` is wrong).
+   */
+  generation(options?: RequestOptions): Promise<ServiceGeneration> {
+    return (this.#generation ??= this.#detectGeneration(options).catch((error: unknown) => {
+      this.#generation = undefined;
+      throw error;
+    }));
+  }
+
+  async #detectGeneration(options: RequestOptions | undefined): Promise<ServiceGeneration> {
+    const list = CLIENT_ROUTES['payments.list'];
+    const probe = { ...list, operation: 'generation', response: list.result, query: { limit: 1 } };
+    // Any answer of the route itself (a page, 401, 403, 429) says it exists; a 5xx may be a
+    // proxy's, so it says nothing and is thrown.
+    const answered = await this.request(probe, options)
+      .asResponse()
+      .then(
+        (response) => (void response.body?.cancel().catch(() => {}), true),
+        (error: unknown) => {
+          if (error instanceof RouteNotSupportedError) return false;
+          if (error instanceof APIError && !(error instanceof InternalServerError)) return true;
+          throw error;
+        },
+      );
+    if (answered) return 'current';
+    // The earlier generation has site-info; a server without it is not this service at all.
+    await this.siteInfo.retrieve(options).catch((error: unknown) => {
+      if (error instanceof RouteNotSupportedError || !(error instanceof APIError)) throw error;
+    });
+    return 'earlier';
   }
 
   /** The service's machine-readable description (GET /api/v1/openapi.json). */
@@ -244,6 +296,7 @@ export class PaymentsClient {
     const mode = modeOf(spec);
     const call: CallInfo = {
       operation: spec.operation,
+      route: `${spec.method} ${spec.path}`,
       origin: this.#baseUrl.origin,
       pathWithQuery: this.#baseUrl.pathname,
       timeout: options.timeout ?? o.timeout,
@@ -412,6 +465,10 @@ export class PaymentsClient {
   /** Maps a failure to its SDK error and logs it (API errors at warn, the rest at error). */
   #failed(cause: unknown, call: CallInfo, reading = false): PaymentsError {
     const error = callError(cause, call, reading);
+    // A route of the current generation missing: the server is of the earlier one.
+    if (error instanceof RouteNotSupportedError && !EARLIER_GENERATION_OPERATIONS.includes(call.operation)) {
+      this.#generation ??= Promise.resolve('earlier');
+    }
     this.#log(error instanceof APIError ? 'warn' : 'error', `${call.operation} failed: ${error.message}`);
     return error;
   }

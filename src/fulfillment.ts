@@ -1,5 +1,5 @@
 /**
- * `createFulfillment` and `memoryStore`: each paid order fulfilled exactly once, whichever of
+ * `createFulfillment`, `memoryStore` and `paidAmount`: each paid order fulfilled exactly once, whichever of
  * the webhook, the return page or the `reconcile` sweep reports it first.
  *
  * @module business-payments/fulfillment
@@ -21,3 +21,5 @@ export {
   type WebhookAnswer,
 } from './fulfillment/create.js';
 export { memoryStore, type ClaimResult, type FulfillmentStore, type StoreClaim } from './fulfillment/store.js';
+// The gross a customer paid, on either generation: what an order's price is compared with.
+export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';

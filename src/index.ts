@@ -5,7 +5,7 @@
  * @module business-payments
  */
 // Public surface of `business-payments`: re-exports only.
-export { PaymentsClient } from './client.js';
+export { PaymentsClient, type ServiceGeneration } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
 export { PagePromise, type ListPage } from './core/pagination.js';
 export {
@@ -18,7 +18,9 @@ export {
   AuthenticationError,
   PermissionDeniedError,
   MerchantPendingApprovalError,
+  MerchantUnavailableError,
   NotFoundError,
+  RouteNotSupportedError,
   UnprocessableEntityError,
   RateLimitError,
   InternalServerError,
@@ -28,6 +30,7 @@ export {
   ResponseValidationError,
 } from './core/error.js';
 export { signRequest, type SignRequestInput } from './internal/signing.js';
+export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';
 export type { Schema } from './internal/fields.js';
 export type { ClientOptions, RequestOptions, FetchOptions, Environment, Logger, LogLevel } from './internal/options.js';
 export type { RequestTrace } from './internal/trace.js';

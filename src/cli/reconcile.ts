@@ -50,8 +50,9 @@ interface DryRunPayment {
   trx_id: string;
   merchant_ref: string | null;
   status: string;
-  amount: number;
-  currency: string;
+  /** null while pending or failed on the earlier generation (its verify sends no amount then). */
+  amount: number | null;
+  currency: string | null;
   created_at: string | null;
 }
 
@@ -206,8 +207,8 @@ async function dryRun(client: PaymentsClient, { since, olderThan, signal, onProg
           trx_id: tx.trx_id,
           merchant_ref: payment.merchant_ref ?? null,
           status: tx.status,
-          amount: tx.amount,
-          currency: tx.currency,
+          amount: tx.amount ?? null,
+          currency: tx.currency ?? null,
           created_at: payment.created_at ?? tx.created_at ?? null,
         });
       } catch (error) {

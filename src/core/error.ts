@@ -40,6 +40,8 @@ export type ErrorLabel =
   | 'Invalid API credentials'
   /** 403: a merchant pending approval used production. */
   | 'Merchant Pending Approval'
+  /** 403 (the earlier generation): the merchant is disabled or rejected, in both environments. */
+  | 'Merchant Unavailable'
   /** Payout refused (status not stated by the spec): KYB, business approval or settlement number missing. */
   | 'Payout Rejected'
   // `string & {}` keeps the literals above in autocomplete while accepting any other string.
@@ -100,9 +102,12 @@ function errorForStatus(init: APIErrorInit): APIError {
   const { status } = init;
   if (status === 401) return new AuthenticationError(init);
   if (status === 403) {
-    return errorFields(init.body).label === 'Merchant Pending Approval'
+    const { label } = errorFields(init.body);
+    return label === 'Merchant Pending Approval'
       ? new MerchantPendingApprovalError(init)
-      : new PermissionDeniedError(init);
+      : label === 'Merchant Unavailable'
+        ? new MerchantUnavailableError(init)
+        : new PermissionDeniedError(init);
   }
   if (status === 404) return new NotFoundError(init);
   if (status === 400 || status === 422) return new UnprocessableEntityError(init);
@@ -126,9 +131,40 @@ export class MerchantPendingApprovalError extends PermissionDeniedError {
   override name = 'MerchantPendingApprovalError';
 }
 
+/** 403 `Merchant Unavailable` (the earlier generation): the merchant is disabled or rejected, in both environments. */
+export class MerchantUnavailableError extends PermissionDeniedError {
+  override name = 'MerchantUnavailableError';
+}
+
 /** 404: no such transaction, payout or route. */
 export class NotFoundError extends APIError {
   override name = 'NotFoundError';
+}
+
+/**
+ * 404 from the server's framework before any authentication: this server has no such route.
+ * A server of the service's earlier generation (see docs/generations.md) has three merchant
+ * routes only (`payments.initiate`, `payments.verify`, `siteInfo.retrieve`); the message names
+ * the route and what works there. Nothing was created or sent on.
+ *
+ * @example
+ * ```ts
+ * try { await client.payments.create(params); }
+ * catch (e) { if (e instanceof RouteNotSupportedError) await client.payments.initiate(legacyParams); }
+ * ```
+ */
+export class RouteNotSupportedError extends NotFoundError {
+  override name = 'RouteNotSupportedError';
+  /** The operation whose route the server lacks, e.g. `payments.create`. */
+  declare readonly operation: string;
+  /** Method and path of that route, e.g. `POST /api/v1/payments`. */
+  declare readonly route: string;
+
+  constructor(init: APIErrorInit & { operation: string; route: string }) {
+    super(init);
+    this.operation = init.operation;
+    this.route = init.route;
+  }
 }
 
 /** 400 or 422: the server rejected the params (`errors` holds the field map when sent). */

@@ -10,6 +10,7 @@ import {
   PaymentsClient,
   PaymentsError,
   type ClientOptions,
+  type ServiceGeneration,
 } from 'business-payments';
 import { contractDrift, provisionalDifferences, type OpenAPIDoc } from './contract.js';
 import { signWebhook } from '../testing/sign-webhook.js';
@@ -57,6 +58,8 @@ export interface DiagnosisCheck {
 export interface Diagnosis {
   /** True when every check passed or was skipped. */
   ok: boolean;
+  /** The service's generation, when it could be told (see `client.generation()`, docs/generations.md). */
+  generation?: ServiceGeneration | undefined;
   /** The checklist, in order. */
   checks: DiagnosisCheck[];
 }
@@ -92,7 +95,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
       detail: message(error),
       fix: 'Set the option or environment variable named above (BUSINESS_PAYMENTS_*).',
     });
-    for (const name of ['service reachable', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
+    for (const name of ['service reachable', 'generation', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
       skip(name, 'needs a valid configuration');
     return done(checks);
   }
@@ -110,19 +113,45 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const response = siteInfo.value?.response ?? (siteInfo.error instanceof APIError ? siteInfo.error : undefined);
   if (siteInfo.error instanceof APIConnectionError) {
     add({ name: 'service reachable', status: 'fail', detail: message(siteInfo.error), fix: reachFix(siteInfo.error) });
-    for (const name of ['credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
+    for (const name of ['generation', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
       skip(name, 'the service is not reachable');
     return done(checks);
   }
   add({ name: 'service reachable', status: 'pass', detail: `answered in ${latency} ms` });
+  const generation = await client.generation().catch((error: unknown) => error as Error);
+  add(generationCheck(generation));
+  // The earlier generation has no such routes: nothing to check, and nothing to fix.
+  const lacks = (name: string, route: string): DiagnosisCheck | undefined =>
+    generation === 'earlier' ? { name, status: 'skip', detail: `the earlier generation has no ${route} route` } : undefined;
 
   const date = response && 'headers' in response ? response.headers?.get('date') : undefined;
   const skew = date ? Math.round((now() - Date.parse(date)) / 1000) : undefined;
   checks.push(...signedCallChecks(client.environment, siteInfo.error, skew));
-  add(siteInfo.error ? { name: 'wallets', status: 'skip', detail: 'needs accepted credentials' } : await walletsCheck(client));
+  add(
+    lacks('wallets', 'balance') ??
+      (siteInfo.error ? { name: 'wallets', status: 'skip', detail: 'needs accepted credentials' } : await walletsCheck(client)),
+  );
   add(await webhookCheck(options, client.environment));
-  add(siteInfo.error ? { name: 'contract', status: 'skip', detail: 'needs accepted credentials' } : await contractCheck(client));
-  return done(checks);
+  add(
+    lacks('contract', 'openapi.json') ??
+      (siteInfo.error ? { name: 'contract', status: 'skip', detail: 'needs accepted credentials' } : await contractCheck(client)),
+  );
+  return done(checks, typeof generation === 'string' ? generation : undefined);
+}
+
+/** Which generation the service is, and the methods it offers. */
+function generationCheck(generation: ServiceGeneration | Error): DiagnosisCheck {
+  const name = 'generation';
+  if (generation instanceof Error) return { name, status: 'skip', detail: `could not be told (${message(generation)})` };
+  return generation === 'current'
+    ? { name, status: 'pass', detail: 'current: every route of the spec (payments.create, list, push, balance, payouts, billing, …)' }
+    : {
+        name,
+        status: 'pass',
+        detail:
+          'earlier (the generation deployed today on many servers): it offers payments.initiate, payments.verify and ' +
+          'siteInfo.retrieve only; webhooks are signed with the API secret (docs/generations.md)',
+      };
 }
 
 /** What the signed site-info call says of credentials, clock and approval. */
@@ -343,6 +372,8 @@ function message(error: unknown): string {
   return String(error);
 }
 
-function done(checks: DiagnosisCheck[]): Diagnosis {
-  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+function done(checks: DiagnosisCheck[], generation?: ServiceGeneration): Diagnosis {
+  const diagnosis: Diagnosis = { ok: checks.every((c) => c.status !== 'fail'), checks };
+  if (generation) diagnosis.generation = generation;
+  return diagnosis;
 }

@@ -16,6 +16,7 @@ import type {
   PaymentRecord,
   PaymentSession,
   PaymentSessionInfo,
+  UnsettledTransaction,
   VerifiedTransaction,
 } from '../resources/payments.js';
 import type { Payout, PayoutPreview } from '../resources/payouts.js';
@@ -71,20 +72,24 @@ export const paymentSessionShape = open({
 });
 type _PaymentSession = Assert<Ties<typeof paymentSessionShape, PaymentSession>>;
 
-/** The verify response (shown). */
+/** The verify response (shown): `amount` and `currency` only once it succeeded (the earlier generation). */
 export const verifiedShape = open({
   status: openEnum(PAYMENT_STATUSES),
   trx_id: z.string(),
-  amount: z.number(),
+  amount: z.optional(z.number()),
   fee: num,
-  currency: z.string(),
+  currency: z.optional(z.string()),
   net_amount: num,
   customer: maybe(open({ name: str, email: str })),
   description: str,
   created_at: str,
   updated_at: str,
 });
-type _VerifiedTransaction = Assert<Ties<typeof verifiedShape, VerifiedTransaction>>;
+// One object type for both states: what the union's members hold together, less `message`,
+// which only the earlier generation sends (and it serves no openapi.json to compare with).
+type _VerifiedTransaction = Assert<
+  Ties<typeof verifiedShape, Omit<UnsettledTransaction, 'status' | 'message'> & { status: VerifiedTransaction['status'] }>
+>;
 
 /** Site info (shown). */
 export const siteInfoShape = open({

@@ -117,6 +117,12 @@ export interface ReconcileReport {
   busy: number;
   /** Payments whose verify or handler threw: `trx_id` and the message. */
   errors: Array<{ trx_id: string; message: string }>;
+  /**
+   * `store` when the server has no payment list (the earlier generation): the payments the
+   * store was told of and has no outcome for were walked instead, oldest first. Absent when
+   * the service's payment list was walked.
+   */
+  walked?: 'store' | undefined;
 }
 
 /** What {@link createFulfillment} returns. */
@@ -220,13 +226,14 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
     return (info.result = await once(`payment:${tx.trx_id}`, outcome, outcome === 'paid' ? onPaid : onFailed, value, context));
   };
 
-  const fromEvent = async (event: WebhookEvent, info: FulfillmentTrace): Promise<SettleResult> => {
+  const fromEvent = async (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void): Promise<SettleResult> => {
     const data = event.data as { trx_id?: unknown; merchant_ref?: unknown } | null | undefined;
     info.eventType = String(event.type);
     if (typeof event.id === 'string') info.eventId = event.id;
     if (String(event.type).startsWith('payment.') && typeof data?.trx_id === 'string') {
       const ref = typeof data.merchant_ref === 'string' ? data.merchant_ref : undefined;
       info.trxId = data.trx_id;
+      await rememberOnce(store, event, data.trx_id, recorded);
       // Verified before any handler: the event says what happened, the service confirms it.
       return settle(await client.payments.verify(data.trx_id), ref, { source: 'webhook', event }, info);
     }
@@ -238,7 +245,7 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
 
   const answer = (payload: WebhookPayload, headers: WebhookHeaders) => {
     const info: FulfillmentTrace = { operation: 'handleWebhook', environment };
-    return trace(info, () => answerDelivery({ payload, headers, secret, environment }, (event) => fromEvent(event, info), info));
+    return trace(info, () => answerDelivery({ payload, headers, secret, environment }, (e, noted) => fromEvent(e, info, noted), info));
   };
   // handleVerified and reconcile: one traced settlement each.
   const settleTraced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) => {
@@ -263,6 +270,14 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
     handleVerified: (transaction, opts) => settleTraced('handleVerified', transaction, opts?.merchantRef),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
   };
+}
+
+// The earlier generation sends its IPN once, never again: its trx_id is recorded first, so
+// that whatever happens next, `reconcile` finds it (that generation has no payment list).
+async function rememberOnce(store: FulfillmentStore, event: WebhookEvent, trxId: string, recorded: () => void): Promise<void> {
+  if (event.format !== 'legacy' || !store.remember) return;
+  await store.remember(`payment:${trxId}`);
+  recorded();
 }
 
 // The kit's secret, by the rule of every secret (`checkSecrets`), refused here rather than
@@ -306,7 +321,7 @@ async function claimAndRun<T>(
 // A delivery, verified (signature, window, environment) before anything else, then settled.
 async function answerDelivery(
   delivery: { payload: WebhookPayload; headers: WebhookHeaders; secret: string | readonly string[]; environment: 'sandbox' | 'production' },
-  settle: (event: WebhookEvent) => Promise<SettleResult>,
+  settle: (event: WebhookEvent, recorded: () => void) => Promise<SettleResult>,
   info: FulfillmentTrace,
 ): Promise<WebhookAnswer> {
   const answer = (status: number, body: unknown): WebhookAnswer => ((info.status = status), { status, body: JSON.stringify(body) });
@@ -318,45 +333,76 @@ async function answerDelivery(
     // The spec: a bad signature (or timestamp) gets 401; a body that is not an event 400.
     return answer(/signature|timestamp/.test(error.reason) ? 401 : 400, { error: error.reason, message: error.message });
   }
+  // Set once an earlier-generation delivery's trx_id is in the store: from then on `reconcile`
+  // settles it, so it is acknowledged whatever happens (that generation never re-sends).
+  let recorded = false;
   try {
-    const result = await settle(event);
-    return answer(ANSWERS[result], { received: true, result });
+    const result = await settle(event, () => (recorded = true));
+    return answer(recorded && ANSWERS[result] !== 200 ? 202 : ANSWERS[result], { received: true, result });
   } catch (error) {
     info.errorClass = errorClass(error);
+    if (recorded)
+      return answer(202, { received: true, result: 'recorded', message: 'Not settled yet: fulfillment.reconcile() settles it.' });
     // A 5xx makes the service deliver again, after the claim was released.
     return answer(500, { error: 'handler_failed', message: error instanceof Error ? error.message : String(error) });
   }
 }
 
 async function reconcile(
-  { since, olderThan = DEFAULT_OLDER_THAN_MS, signal, onProgress }: ReconcileOptions,
+  options: ReconcileOptions,
   client: FulfillmentClient,
   store: FulfillmentStore,
   settle: (tx: VerifiedTransaction, merchantRef: string | undefined) => Promise<SettleResult>,
 ): Promise<ReconcileReport> {
+  const { since, olderThan = DEFAULT_OLDER_THAN_MS, signal, onProgress } = options;
   const from = +since;
   const until = Date.now() - olderThan;
   const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [] };
-  // Any status on the server: a paid payment whose webhook was lost reads `success` there.
-  for await (const payment of client.payments.list({ limit: 100 })) {
-    signal?.throwIfAborted();
-    report.seen++;
-    const created = Date.parse(payment.created_at ?? '');
-    const trxId = payment.trx_id;
-    // A payment without a readable creation time is checked: better a verify than a miss.
-    const inWindow = Number.isNaN(created) || (created >= from && created <= until);
-    if (typeof trxId === 'string' && inWindow && (await store.outcome(`payment:${trxId}`)) === undefined) {
-      report.checked++;
-      try {
-        const tx = await client.payments.verify(trxId);
-        const result = await settle(tx, typeof payment.merchant_ref === 'string' ? payment.merchant_ref : undefined);
-        if (result === 'ran') report[tx.status === 'success' ? 'paid' : 'failed']++;
-        else if (result !== 'done') report[result]++;
-      } catch (error) {
-        report.errors.push({ trx_id: trxId, message: error instanceof Error ? error.message : String(error) });
-      }
+  const check = async (trxId: string, merchantRef: string | undefined) => {
+    report.checked++;
+    try {
+      const tx = await client.payments.verify(trxId);
+      const result = await settle(tx, merchantRef);
+      if (result === 'ran') report[tx.status === 'success' ? 'paid' : 'failed']++;
+      else if (result !== 'done') report[result]++;
+    } catch (error) {
+      report.errors.push({ trx_id: trxId, message: error instanceof Error ? error.message : String(error) });
     }
-    onProgress?.(report);
+  };
+  try {
+    // Any status on the server: a paid payment whose webhook was lost reads `success` there.
+    for await (const payment of client.payments.list({ limit: 100 })) {
+      signal?.throwIfAborted();
+      report.seen++;
+      const created = Date.parse(payment.created_at ?? '');
+      const trxId = payment.trx_id;
+      // A payment without a readable creation time is checked: better a verify than a miss.
+      const inWindow = Number.isNaN(created) || (created >= from && created <= until);
+      if (typeof trxId === 'string' && inWindow && (await store.outcome(`payment:${trxId}`)) === undefined) {
+        await check(trxId, typeof payment.merchant_ref === 'string' ? payment.merchant_ref : undefined);
+      }
+      onProgress?.(report);
+    }
+  } catch (error) {
+    // The earlier generation has no payment list (a RouteNotSupportedError, named so the kit
+    // need not load the client): walk what the store knows is open instead.
+    if ((error as Error | undefined)?.name !== 'RouteNotSupportedError' || report.seen > 0) throw error;
+    if (!store.unsettled) {
+      throw new ConfigurationError(
+        'fulfillment.reconcile: this server has no payment list (the earlier generation), and the store cannot list the payments it was told of (no unsettled()): use memoryStore, postgresStore or redisStore.',
+        { cause: error },
+      );
+    }
+    report.walked = 'store';
+    for (const key of await store.unsettled(MAX_UNSETTLED)) {
+      signal?.throwIfAborted();
+      report.seen++;
+      await check(key.slice('payment:'.length), undefined);
+      onProgress?.(report);
+    }
   }
   return report;
 }
+
+// One run re-verifies at most this many of the store's open payments (oldest first).
+const MAX_UNSETTLED = 10_000;

@@ -39,11 +39,19 @@ export interface PostgresStoreOptions {
   createTable?: boolean;
 }
 
-/** The schema of {@link postgresStore}'s table (under its default name), for your migrations. */
+/**
+ * The schema of {@link postgresStore}'s tables (under the default name), for your migrations:
+ * the recorded outcomes, and (`_open`) the payments reported but not settled yet, which
+ * `reconcile` re-verifies on a server without a payment list (the earlier generation).
+ */
 export const POSTGRES_STORE_SQL = `CREATE TABLE IF NOT EXISTS business_payments_fulfillment (
   key text PRIMARY KEY,
   outcome text NOT NULL,
   completed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS business_payments_fulfillment_open (
+  key text PRIMARY KEY,
+  noted_at timestamptz NOT NULL DEFAULT clock_timestamp()
 )`;
 
 const DEFAULT_TABLE = 'business_payments_fulfillment';
@@ -185,6 +193,17 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
       const { rows } = await read(`SELECT outcome FROM ${table} WHERE key = $1`, [key]);
       return (rows[0] as { outcome: string } | undefined)?.outcome;
     },
+    async remember(key) {
+      await prepare();
+      await read(`INSERT INTO ${table}_open (key) VALUES ($1) ON CONFLICT (key) DO NOTHING`, [key]);
+    },
+    async unsettled(limit) {
+      await prepare();
+      // Settled ones are dropped here rather than in complete(): claims stay as they were.
+      await read(`DELETE FROM ${table}_open o USING ${table} d WHERE o.key = d.key`);
+      const { rows } = await read(`SELECT key FROM ${table}_open ORDER BY noted_at, key LIMIT $1`, [limit]);
+      return rows.map((row) => (row as { key: string }).key);
+    },
   };
 }
 
@@ -230,11 +249,12 @@ async function tryClaim(
 // turns on an advisory lock, in one statement (a DO block: its own transaction, any
 // connection). A table that exists needs no CREATE privilege: it is looked up first.
 async function ensureTable(table: string, read: (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>): Promise<void> {
-  const { rows } = await read('SELECT to_regclass($1) IS NOT NULL AS found', [table]);
+  // Both tables: a store created before the `_open` table existed gains it here.
+  const { rows } = await read('SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS found', [table, `${table}_open`]);
   if ((rows[0] as { found: boolean }).found) return;
   // `table` is an SQL name (checked): safe inside the literal and the statement.
   const lock = `PERFORM pg_advisory_xact_lock(hashtextextended('business-payments:create:${table}', 0))`;
-  await read(`DO $$BEGIN ${lock}; ${POSTGRES_STORE_SQL.replace(DEFAULT_TABLE, table)}; END$$`);
+  await read(`DO $$BEGIN ${lock}; ${POSTGRES_STORE_SQL.replaceAll(DEFAULT_TABLE, table)}; END$$`);
 }
 
 // A won claim: its transaction stays open on `turn` until complete (record, COMMIT), release

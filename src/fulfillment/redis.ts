@@ -39,6 +39,12 @@ export interface RedisStoreOptions {
 }
 
 const DONE = 'done:';
+// The sorted set of keys reported but not settled yet (score: when), under the prefix. `#`
+// keeps it apart from every claim key (`payment:…`, `event:…`).
+const OPEN = '#open';
+const REMEMBER = `redis.call('ZADD',KEYS[1],'NX',ARGV[1],ARGV[2]) return 1`;
+const OLDEST = `return redis.call('ZRANGE',KEYS[1],ARGV[1],ARGV[2])`;
+const FORGET = `return redis.call('ZREM',KEYS[1],ARGV[1])`;
 
 // Claim: take the free key for the lease (SET NX PX) and answer with our token, or answer
 // with what holds it (another claim's token, or the recorded outcome).
@@ -92,6 +98,10 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
       : (client as NodeRedisClientLike).eval(script, { keys: [prefix + key], arguments: args });
   // Replies arrive as strings, or Buffers under a node-redis type mapping: toString() reads both.
   const text = (reply: unknown) => (reply == null ? '' : (reply as { toString(): string }).toString());
+  const outcome = async (key: string) => {
+    const value = text(await client.get(prefix + key));
+    return value.startsWith(DONE) ? value.slice(DONE.length) : undefined;
+  };
   return {
     async claim(key, leaseMs): Promise<ClaimResult> {
       const token = crypto.randomUUID();
@@ -102,9 +112,24 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
       }
       return held.startsWith(DONE) ? { done: held.slice(DONE.length) } : { busy: true };
     },
-    async outcome(key) {
-      const value = text(await client.get(prefix + key));
-      return value.startsWith(DONE) ? value.slice(DONE.length) : undefined;
+    outcome,
+    async remember(key) {
+      await run(REMEMBER, OPEN, [String(Date.now()), key]);
+    },
+    // Settled keys are dropped as they are met; a page at a time, so the set is never read whole.
+    async unsettled(limit) {
+      const out: string[] = [];
+      for (let from = 0; out.length < limit;) {
+        const page = ((await run(OLDEST, OPEN, [String(from), String(from + limit - 1)])) as unknown[]).map(text);
+        for (const key of page) {
+          if ((await outcome(key)) === undefined) {
+            from++;
+            if (out.push(key) >= limit) break;
+          } else await run(FORGET, OPEN, [key]);
+        }
+        if (page.length < limit) break;
+      }
+      return out;
     },
   };
 }

@@ -36,12 +36,19 @@ export type ClaimResult =
  *   crashed holder keeps others out).
  * - `outcome(key)`: the recorded outcome, if any (used by `reconcile` to skip settled
  *   payments without a verify call).
+ * - `remember(key)` and `unsettled(limit)` (optional; the stores of this package have them):
+ *   keys reported but not settled yet. The earlier generation of the service sends its IPN
+ *   once and never again, and has no payment list, so these are what `reconcile` walks there.
  */
 export interface FulfillmentStore {
   /** Claims `key` for `leaseMs` ms (see the interface). */
   claim(key: string, leaseMs: number): Promise<ClaimResult>;
   /** The outcome recorded for `key`, or `undefined`. */
   outcome(key: string): Promise<string | undefined>;
+  /** Records `key` as reported and not settled yet (idempotent; durable for as long as outcomes are). */
+  remember?(key: string): Promise<void>;
+  /** Remembered keys without a recorded outcome, oldest first, at most `limit`. */
+  unsettled?(limit: number): Promise<string[]>;
 }
 
 type Entry = { outcome: string } | { token: object; until: number };
@@ -57,6 +64,12 @@ let warned = false;
 export function memoryStore(options: { now?: () => number } = {}): FulfillmentStore {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
+  // Insertion order is the order they were reported in: oldest first.
+  const remembered = new Set<string>();
+  const settled = (key: string) => {
+    const entry = entries.get(key);
+    return entry !== undefined && 'outcome' in entry;
+  };
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (!warned && env?.NODE_ENV === 'production') {
     warned = true;
@@ -82,6 +95,15 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
     outcome: (key) => {
       const entry = entries.get(key);
       return Promise.resolve(entry && 'outcome' in entry ? entry.outcome : undefined);
+    },
+    remember: (key) => Promise.resolve(void (settled(key) || remembered.add(key))),
+    unsettled(limit) {
+      const out: string[] = [];
+      for (const key of remembered) {
+        if (settled(key)) remembered.delete(key);
+        else if (out.push(key) >= limit) break;
+      }
+      return Promise.resolve(out);
     },
   };
 }

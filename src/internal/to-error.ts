@@ -1,7 +1,8 @@
 // The one place where whatever a call ran into (ky's errors, a fetch rejection, an HTTP
 // status) becomes an SDK error, stamped with what reconciliation needs.
 import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
-import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PaymentsError } from '../core/error.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PaymentsError, RouteNotSupportedError } from '../core/error.js';
+import { isRecord } from './envelope.js';
 import { parseErrorJson } from './read-body.js';
 import type { FetchOptions } from './options.js';
 import type { RequestTrace } from './trace.js';
@@ -10,6 +11,8 @@ import type { RequestTrace } from './trace.js';
 export interface CallInfo {
   /** `resource.method`, for messages. */
   operation: string;
+  /** Method and route template, e.g. `POST /api/v1/payments` (named when the server lacks it). */
+  route?: string;
   /** Origin of `baseUrl`, the only one a request may reach (named in errors). */
   origin: string;
   /** Path and query of the request, as sent and signed. */
@@ -79,6 +82,7 @@ function httpError(response: Response, data: unknown, call: CallInfo): APIError 
   const { status, headers } = response;
   const body = typeof data === 'string' ? bodyValue(data) : (data ?? '');
   if (status < 400) return new APIError({ status, body, headers, message: redirectMessage(response, call) });
+  if (isMissingRoute(status, body)) return missingRoute({ status, body, headers }, call);
   const error = APIError.generate({ status, body, headers });
   const skew = status === 401 ? clockSkewSeconds(headers) : 0;
   if (Math.abs(skew) <= CLOCK_SKEW_LIMIT_S) return error;
@@ -87,6 +91,35 @@ function httpError(response: Response, data: unknown, call: CallInfo): APIError 
     `${error.message}. Your clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's; ` +
     `signed requests are refused outside ${CLOCK_SKEW_LIMIT_S} s. Synchronise the system clock (NTP).`;
   return APIError.generate({ status, body, headers, message });
+}
+
+// Laravel's answer for a path it has no route for (NotFoundHttpException), given before any
+// authentication: `{"message": "The route api/v1/payments could not be found."}`, with
+// `exception`, `file`, `line` and `trace` in debug mode, or an HTML page with the same words.
+const ROUTE_NOT_FOUND = /The route \S* could not be found|NotFoundHttpException/;
+
+/** The framework's route-not-found 404, not an API's own 404 (those carry an `error` label). */
+function isMissingRoute(status: number, body: unknown): boolean {
+  if (status !== 404) return false;
+  if (typeof body === 'string') return ROUTE_NOT_FOUND.test(body);
+  if (!isRecord(body) || typeof body.error === 'string') return false;
+  return [body.message, body.exception].some((text) => typeof text === 'string' && ROUTE_NOT_FOUND.test(text));
+}
+
+/** The three routes every generation of the service has (the earlier one has only these). */
+export const EARLIER_GENERATION_OPERATIONS: readonly string[] = ['payments.initiate', 'payments.verify', 'siteInfo.retrieve'];
+
+function missingRoute(init: { status: number; body: unknown; headers: Headers }, call: CallInfo): RouteNotSupportedError {
+  const { operation } = call;
+  const route = call.route ?? operation;
+  const everywhere = EARLIER_GENERATION_OPERATIONS.includes(operation);
+  const message = everywhere
+    ? `${operation}: the server has no route ${route}, which every generation of the service has: baseUrl is probably wrong ` +
+      `(routes /api/v1/… are appended to it: give the service's root, e.g. https://pay.example.com). Nothing was sent on.`
+    : `${operation}: this server has no route ${route}: it is of the service's earlier generation, which offers ` +
+      `${EARLIER_GENERATION_OPERATIONS.join(', ')} only${operation === 'payments.create' ? ' (create the payment with payments.initiate)' : ''}. ` +
+      'Nothing was created. See docs/generations.md.';
+  return new RouteNotSupportedError({ ...init, message, operation, route });
 }
 
 function redirectMessage(response: Response, call: CallInfo): string {

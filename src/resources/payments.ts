@@ -66,9 +66,22 @@ export class Payments extends APIResource {
   }
 
   /**
-   * Legacy alias of `create` (POST /api/v1/initiate-payment): redirects and ipn_url required.
+   * Creates a payment session for the hosted checkout (POST /api/v1/initiate-payment):
+   * `success_redirect`, `cancel_redirect` and `ipn_url` are required. It is the only create
+   * the service's earlier generation has (the servers deployed today, see docs/generations.md):
+   * there it answers `payment_url` and `info` without a `trx_id`, which the IPN brings, and it
+   * neither de-duplicates `ref_trx` nor honours an Idempotency-Key. On the current generation
+   * prefer {@link Payments.create} (a `trx_id` at once, push mode, idempotent retries).
    *
-   * @deprecated Use {@link Payments.create}: new integrations use /api/v1/payments.
+   * @example
+   * ```ts
+   * const session = await client.payments.initiate({
+   *   payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001~a1', customer_name: 'Ada',
+   *   ipn_url: 'https://shop.example.com/ipn',
+   *   success_redirect: 'https://shop.example.com/thanks', cancel_redirect: 'https://shop.example.com/cart',
+   * });
+   * redirect(session.payment_url);
+   * ```
    */
   initiate(params: PaymentInitiateParams, options?: RequestOptions): APIPromise<PaymentSession> {
     return this._client.post('payments.initiate', params, options);
@@ -123,8 +136,12 @@ export class Payments extends APIResource {
   }
 
   // verify's documented shape has no reason; the payment record may: add it when it does.
+  // The earlier generation's failed answer (no amount) has its words in `message` and no
+  // payment record to ask (that route is missing there).
   async #withFailure(transaction: PaymentOutcome, signal: AbortSignal): Promise<PaymentOutcome> {
     if (transaction.failure_reason != null) return transaction;
+    if (transaction.amount === undefined)
+      return { ...transaction, failure_message: transaction.failure_message ?? transaction.message ?? null };
     const record = await this.retrieve(transaction.trx_id, { signal }).catch(() => undefined);
     if (typeof record?.failure_reason !== 'string') return transaction;
     // failure_message is not in the record's documented shape: read only when a server sends it.
@@ -491,48 +508,90 @@ export interface PaymentPushResult {
 /** Result of `payments.push`. */
 export const PaymentPushResult: Schema<PaymentPushResult> = provisional((body) => readPayment(unwrap(body, ['payment'], 'always')));
 
-/**
- * A verified transaction: check `status === 'success'` before fulfilling, and the amount
- * and currency against your order. `status`, `trx_id`, `amount` and `currency` are what
- * you act on (the call fails with `ResponseValidationError` without them); the other fields
- * are kept as the server sent them (`fee` is null while pending on some servers).
- */
-export interface VerifiedTransaction {
-  /** `pending`, `success` or `failed`: fulfil only on `success`. */
-  status: PaymentStatus;
+/** Fields of a verified transaction in every state (see {@link VerifiedTransaction}). */
+export interface VerifiedTransactionFields {
   /** The service's transaction id. */
   trx_id: string;
-  /** Amount in currency units (a decimal string such as `"25.00"` is read as 25). */
-  amount: number;
   /** Fee in currency units. */
   fee?: number | null | undefined;
-  /** 3-letter currency code. */
-  currency: string;
   /** Amount less the fee. */
   net_amount?: number | null | undefined;
   /** The customer as you sent them. */
   customer?: { name?: string | null | undefined; email?: string | null | undefined } | null | undefined;
-  /** The description you sent. */
+  /** The description you sent (the earlier generation: the service's own text once completed). */
   description?: string | null | undefined;
+  /** The service's words on the state, e.g. `Payment is still pending.` (the earlier generation). */
+  message?: string | null | undefined;
   /** Creation time (ISO 8601, UTC). */
   created_at?: string | null | undefined;
   /** Last change (ISO 8601, UTC). */
   updated_at?: string | null | undefined;
 }
 
+/**
+ * A successful verified transaction: fulfil the order once you have checked the price with
+ * {@link paidAmount} (the gross on both generations) and `currency`.
+ */
+export interface SuccessfulTransaction extends VerifiedTransactionFields {
+  /** `success`: the payment completed. */
+  status: 'success';
+  /**
+   * Amount in currency units (a decimal string such as `"25.00"` is read as 25). The current
+   * generation reports the gross here, the earlier one the net (after its fee): compare
+   * `paidAmount(tx)` with your order, not this.
+   */
+  amount: number;
+  /** 3-letter currency code. */
+  currency: string;
+}
+
+/**
+ * A verified transaction that has not succeeded (yet): `pending` or `failed`. The earlier
+ * generation sends only `{ status, trx_id, message }` in these states, so the amount and
+ * currency may be missing.
+ */
+export interface UnsettledTransaction extends VerifiedTransactionFields {
+  /** `pending` (still being paid) or `failed` (failed or canceled): do not fulfil. */
+  status: 'pending' | 'failed';
+  /** Amount in currency units, when the server sends it in this state. */
+  amount?: number | undefined;
+  /** 3-letter currency code, when the server sends it in this state. */
+  currency?: string | undefined;
+}
+
+/**
+ * A verified transaction: check `status === 'success'` before fulfilling, and the price
+ * against your order (`paidAmount(tx)` and `currency`). `status` and `trx_id` are always
+ * there; `amount` and `currency` are required only when `status` is `success` (the earlier
+ * generation sends neither while pending or after a failure); a missing one of those fails the
+ * call with `ResponseValidationError`. The other fields are kept as the server sent them. At
+ * run time a status newer than this SDK passes through as it came.
+ */
+export type VerifiedTransaction = SuccessfulTransaction | UnsettledTransaction;
+
 /** What `waitForOutcome` resolves to: the verified transaction, and why it failed when the service says. */
-export interface PaymentOutcome extends VerifiedTransaction {
+export type PaymentOutcome = VerifiedTransaction & {
   /** Why a failed payment failed, from the payment record (e.g. `INSUFFICIENT_FUNDS`). */
   failure_reason?: string | null | undefined;
   /** The service's words for the failure, when it sends them. */
   failure_message?: string | null | undefined;
-}
+};
+
+// Both generations: amount and currency are what a merchant acts on only once it succeeded.
+const onSuccess = (field: 'amount' | 'currency', type: 'number' | 'string') =>
+  z.refine<{ status?: unknown; amount?: unknown; currency?: unknown }>((tx) => tx.status !== 'success' || typeof tx[field] === type, {
+    path: [field],
+    message: `is required (a ${type}) when status is success`,
+  });
 
 /** A verified transaction (bare or in a `{ status, data }` envelope): read tolerantly, then what you act on checked. */
-export const VerifiedTransaction: Schema<VerifiedTransaction> = shown(
-  { status: z.string(), trx_id: z.string(), amount: z.number(), currency: z.string() },
-  (body) => readRecord(unwrap(body), { ids: { trx_id: [] }, numbers: ['amount', 'fee', 'net_amount'] }),
-);
+export const VerifiedTransaction: Schema<VerifiedTransaction> = z
+  .pipe(
+    z.transform((body: unknown) => readRecord(unwrap(body), { ids: { trx_id: [] }, numbers: ['amount', 'fee', 'net_amount'] })),
+    // Until it succeeded nothing else is acted on, so whatever else came is kept as it came.
+    z.looseObject({ status: z.string(), trx_id: z.string() }),
+  )
+  .check(onSuccess('amount', 'number'), onSuccess('currency', 'string')) as unknown as Schema<VerifiedTransaction>;
 
 /** Options of `payments.waitForOutcome`. */
 export interface WaitForOutcomeOptions {

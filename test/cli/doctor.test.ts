@@ -66,9 +66,12 @@ describe('diagnose()', () => {
     const d = await diagnose(good());
     expect(failed(d)).toEqual([]);
     expect(d.ok).toBe(true);
+    expect(d.generation).toBe('current');
+    expect(d.checks.find((c) => c.name === 'generation')?.detail).toMatch(/^current: every route of the spec/);
     expect(status(d)).toEqual({
       configuration: 'pass',
       'service reachable': 'pass',
+      generation: 'pass',
       credentials: 'pass',
       clock: 'pass',
       approval: 'skip',
@@ -120,7 +123,7 @@ describe('diagnose()', () => {
         detail: expect.stringMatching(/test_ \(sandbox\) credential but environment is 'production'/),
       }),
     ]);
-    expect(d.checks.filter((c) => c.status === 'skip').map((c) => c.name)).toHaveLength(7);
+    expect(d.checks.filter((c) => c.status === 'skip').map((c) => c.name)).toHaveLength(8);
   });
 
   test('clock skew (an injected clock an hour ahead): clock ✗ naming the difference', async () => {

@@ -141,6 +141,7 @@ export function runStoreConformance(
     registerExclusion(stores);
     registerEnds(stores, shared);
     registerDeath(stores, it, has.kill === true);
+    registerUnsettled(stores);
     if (has.db) registerTransactional(stores, it, () => writes ?? expect.fail('setup gave no transactionalDb'));
   });
 }
@@ -321,5 +322,22 @@ function registerTransactional(
     await next.complete('paid');
     expect(await writes.count(killedKey)).toBe(1);
     await killed.release(); // gives its dead connection back (else its lease would, a minute on)
+  });
+}
+
+function registerUnsettled(stores: (count: number) => FulfillmentStore[]): void {
+  test('remember/unsettled: reported keys without an outcome, oldest first, once each, from every instance; settled ones drop out', async () => {
+    const [a, b] = stores(2) as [FulfillmentStore, FulfillmentStore];
+    const [first, paid, last] = ['first', 'paid', 'last'].map((what) => freshKey(`open-${what}`)) as [string, string, string];
+    const done = freshKey('open-done');
+    await won(await a.claim(done, LONG)).complete('paid');
+    for (const key of [first, paid, done, last, first]) await a.remember!(key);
+    const mine = (keys: string[]) => keys.filter((key) => [first, paid, last, done].includes(key));
+    expect(mine(await b.unsettled!(100_000))).toEqual([first, paid, last]);
+    await won(await b.claim(paid, LONG)).complete('paid');
+    expect(mine(await a.unsettled!(100_000))).toEqual([first, last]);
+    // The limit counts unsettled keys only.
+    const page = await a.unsettled!(1);
+    expect(page).toHaveLength(1);
   });
 }

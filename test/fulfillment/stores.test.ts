@@ -96,7 +96,8 @@ describe('postgresStore', () => {
   test('creates its table on first use, as POSTGRES_STORE_SQL says', async () => {
     const db = await pglite();
     await postgresStore(db, { table: 'bp_created' }).outcome('x');
-    await db.query(POSTGRES_STORE_SQL.replace('business_payments_fulfillment', 'bp_by_hand'), []);
+    // Two statements (the outcomes and the _open table): exec, not a prepared query.
+    await db.exec(POSTGRES_STORE_SQL.replaceAll('business_payments_fulfillment', 'bp_by_hand'));
     expect(await columns(db, 'bp_created')).toEqual(await columns(db, 'bp_by_hand'));
     expect(await columns(db, 'bp_created')).toEqual([
       { column_name: 'key', data_type: 'text', is_nullable: 'NO', column_default: null },
@@ -105,6 +106,11 @@ describe('postgresStore', () => {
     ]);
     const { rows } = await db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'bp_created'`, []);
     expect(rows).toEqual([{ indexdef: expect.stringContaining('UNIQUE INDEX bp_created_pkey ON public.bp_created USING btree (key)') }]);
+    expect(await columns(db, 'bp_created_open')).toEqual(await columns(db, 'bp_by_hand_open'));
+    expect(await columns(db, 'bp_created_open')).toEqual([
+      { column_name: 'key', data_type: 'text', is_nullable: 'NO', column_default: null },
+      { column_name: 'noted_at', data_type: 'timestamp with time zone', is_nullable: 'NO', column_default: 'clock_timestamp()' },
+    ]);
   });
 
   test('first uses at once, from several stores, create the table once; a schema-qualified name works', async () => {
@@ -123,7 +129,7 @@ describe('postgresStore', () => {
     await expect(store.outcome('x')).rejects.toThrow(/bp_missing.*does not exist/);
     await expect(store.claim('x', 60_000)).rejects.toThrow(/bp_missing.*does not exist/);
     // The failed claim left no transaction open: the connection serves the next one.
-    await db.query(POSTGRES_STORE_SQL.replace('business_payments_fulfillment', 'bp_missing'), []);
+    await db.exec(POSTGRES_STORE_SQL.replaceAll('business_payments_fulfillment', 'bp_missing'));
     await won(await store.claim('x', 60_000)).complete('paid');
     expect(await store.outcome('x')).toBe('paid');
   });
@@ -195,7 +201,8 @@ describe('postgresStore', () => {
   test('the entry is small and standalone: no driver, no node built-in, no ky', async () => {
     const { inputs, gzipBytes } = await bundleEntry('src/fulfillment-postgres.ts');
     expect(inputs).toEqual(['src/fulfillment-postgres.ts', 'src/fulfillment/postgres.ts']);
-    expect(gzipBytes).toBeLessThan(1536);
+    // 1,536 until the `_open` table (remember/unsettled, for the earlier generation's reconcile).
+    expect(gzipBytes).toBeLessThan(1664);
   });
 
   test('pg and PGlite clients type-check as the store client', () => {

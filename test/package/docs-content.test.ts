@@ -81,6 +81,7 @@ describe('docs/going-live.md', () => {
     expect(names).toEqual([
       'configuration',
       'service reachable',
+      'generation',
       'credentials',
       'clock',
       'approval',
