@@ -1,21 +1,20 @@
 // Size check: min+gzip bytes of each entry with everything it imports (ky and zod
 // included), as a bundler would ship it for a browser (esbuild, platform browser). Prints
-// figures against DESIGN.md's budgets: `import { PaymentsClient }` 28,672 B (a ratchet), the
-// webhooks entry, which serverless functions load cold, 3,072 B, the fulfillment entry (with
-// webhooks) 6,144 B. In .ci/run.
+// figures against DESIGN.md's budgets: `import { PaymentsClient }` 32,768 B, the webhooks
+// entry, which serverless functions load cold, 3,584 B, the fulfillment entry (with webhooks)
+// 6,144 B. In .ci/run.
 //
-// It fails when an entry is over its budget, with one exception stated here: the client
-// entry is over DESIGN's 28,672 B (31,276 B when the check joined CI: the tolerant readers for
-// other servers, the fulfillment trace and the observability work grew it while nothing ran
-// this script). Until it is back under, CEILING holds it where it is: it fails on any growth
-// past the ceiling, and every run prints how far over the design budget it still is. Lower
-// CEILING with every change that shrinks the entry; never raise it (a change that must grow
-// the client pays for itself elsewhere). Remove it once the budget holds.
+// The budgets moved in DESIGN.md for the readers of the service's earlier generation (issue
+// 25): client 28,672 → 32,768 B, webhooks 3,072 → 3,584 B (its IPN form). A raise is a
+// reviewed commit with its reason in the CHANGELOG. CEILING holds an entry that is over its
+// budget where it is (it fails on any growth past the ceiling, and every run prints how far
+// over it still is); none is over now.
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
-const BUDGET = { client: 28_672, webhooks: 3_072, fulfillment: 6_144 };
-const CEILING = { client: 31_260 };
+const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144 };
+/** @type {Record<string, number>} */
+const CEILING = {};
 let failed = false;
 const notes = [];
 // `client` is what an app that makes calls ships: the client and what it reaches.
@@ -53,7 +52,7 @@ for (const [name, contents] of Object.entries(ENTRIES)) {
 function verdict(name, gz) {
   const budget = BUDGET[name];
   if (budget === undefined) return '';
-  if (gz <= budget) return `  (budget ${budget}: ok)`;
+  if (gz <= budget) return `  (budget ${budget}: ok, ${budget - gz} B left)`;
   const ceiling = CEILING[name];
   if (ceiling === undefined || gz > ceiling) {
     failed = true;

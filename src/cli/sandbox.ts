@@ -5,7 +5,7 @@ const DEFAULT_PORT = 4010;
 const LOG_INTERVAL_MS = 100;
 
 const usage = `Usage: business-payments sandbox [--port N] [--json] [--time-scale X] [--rate-limit N]
-                                [--idempotency-keys N]
+                                [--idempotency-keys N] [--generation current|earlier]
 
 Runs the simulated Business Payments service (createMockService) on 127.0.0.1: every
 route of the API with signature checks, USSD push with fixed test phone numbers, and
@@ -24,6 +24,11 @@ Options:
   --idempotency-keys N
                       Idempotency-Keys kept at once, each for 24 h (default 50000);
                       past that a new key gets 503 until the oldest expires
+  --generation G      which server to play: current (default; the spec's API) or
+                      earlier (the generation deployed today: only initiate-payment,
+                      verify-payment and site-info, every other route Laravel's 404; the
+                      IPN to ipn_url signed with the API secret, which is then the
+                      webhook secret printed)
   -h, --help          show this help
 `;
 
@@ -39,6 +44,7 @@ export const sandbox: Command = {
       'time-scale': { type: 'string' },
       'rate-limit': { type: 'string' },
       'idempotency-keys': { type: 'string' },
+      generation: { type: 'string' },
     });
     if (values.help) return printHelp(io, usage);
     const port = values.port === undefined ? DEFAULT_PORT : integer(values.port, 'port', 0, 65_535);
@@ -47,11 +53,13 @@ export const sandbox: Command = {
     const keys = values['idempotency-keys'];
     const idempotencyKeys = keys === undefined ? undefined : integer(keys, 'idempotency-keys', 1, 10_000_000);
     const json = values.json === true;
+    const generation = generationOf(values.generation);
 
     // The log is made after the banner; requests before it are queued for it.
     const early: MockRequestLogEntry[] = [];
     let onRequest: (entry: MockRequestLogEntry) => void = (entry) => void early.push(entry);
     const mock = createMockService({
+      generation,
       ...(timeScale === undefined ? {} : { timeScale }),
       ...(rateLimit === undefined ? {} : { rateLimitPerMinute: rateLimit }),
       ...(idempotencyKeys === undefined ? {} : { limits: { idempotencyKeys } }),
@@ -74,11 +82,12 @@ export const sandbox: Command = {
     // The sandbox set only: its webhook secret signs sandbox deliveries (production has its own).
     const { merchantKey, apiKey, apiSecret, webhookSecret } = mock.credentials.sandbox;
     if (json) {
-      io.stdout.write(
-        `${JSON.stringify({ merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, consoleUrl: `${baseUrl}/`, environment: 'sandbox' })}\n`,
-      );
+      const config = { merchantKey, apiKey, apiSecret, webhookSecret, baseUrl, consoleUrl: `${baseUrl}/`, environment: 'sandbox' };
+      io.stdout.write(`${JSON.stringify(generation === 'earlier' ? { ...config, generation } : config)}\n`);
     } else {
-      io.stdout.write(banner(baseUrl, { merchantKey, apiKey, apiSecret, webhookSecret }));
+      io.stdout.write(
+        generation === 'earlier' ? earlierBanner(baseUrl, mock.credentials.sandbox) : banner(baseUrl, mock.credentials.sandbox),
+      );
     }
 
     const log = startLog(mock, io, json);
@@ -93,8 +102,16 @@ export const sandbox: Command = {
   },
 };
 
-function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSecret: string; webhookSecret: string }): string {
-  const sh = (value: string) => (/^[\w.:/@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
+type Printed = { merchantKey: string; apiKey: string; apiSecret: string; webhookSecret: string };
+
+const sh = (value: string) => (/^[\w.:/@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
+
+function generationOf(value: string | undefined): 'current' | 'earlier' {
+  if (value === undefined || value === 'current' || value === 'earlier') return value ?? 'current';
+  throw new UsageError(`--generation must be current or earlier, got '${value}'`);
+}
+
+function banner(baseUrl: string, c: Printed): string {
   return [
     `Business Payments sandbox running at ${baseUrl}`,
     '',
@@ -125,6 +142,36 @@ function banner(baseUrl: string, c: { merchantKey: string; apiKey: string; apiSe
     `  ${TEST_PHONE_NUMBERS.timeout}  no answer (failed after the timeout)`,
     '',
     'Press Ctrl+C to stop. Requests and webhook deliveries:',
+    '',
+  ].join('\n');
+}
+
+// The earlier generation: three routes, the IPN signed with the API secret, no push numbers.
+function earlierBanner(baseUrl: string, c: Printed): string {
+  return [
+    `Business Payments sandbox (earlier generation) running at ${baseUrl}`,
+    '',
+    `  environment     sandbox`,
+    `  base URL        ${baseUrl}`,
+    `  web console     ${baseUrl}/`,
+    `  merchant key    ${c.merchantKey}`,
+    `  API key         ${c.apiKey}`,
+    `  API secret      ${c.apiSecret}`,
+    `  webhook secret  ${c.webhookSecret}   (the API secret: it signs the IPN)`,
+    '',
+    'Routes: POST /api/v1/initiate-payment, GET /api/v1/verify-payment/{trxId},',
+    'GET /api/v1/site-info; any other is the framework 404 ("The route ... could not be found.").',
+    'The IPN goes to ipn_url with X-Signature = hex HMAC-SHA256(API secret, body) and X-Environment.',
+    '',
+    'For the SDK (new PaymentsClient() reads the first five):',
+    `  export BUSINESS_PAYMENTS_ENVIRONMENT=sandbox`,
+    `  export BUSINESS_PAYMENTS_BASE_URL=${sh(baseUrl)}`,
+    `  export BUSINESS_PAYMENTS_MERCHANT_KEY=${sh(c.merchantKey)}`,
+    `  export BUSINESS_PAYMENTS_API_KEY=${sh(c.apiKey)}`,
+    `  export BUSINESS_PAYMENTS_API_SECRET=${sh(c.apiSecret)}`,
+    `  export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${sh(c.webhookSecret)}   # the API secret: verifies the IPN`,
+    '',
+    'Press Ctrl+C to stop. Requests and IPN deliveries:',
     '',
   ].join('\n');
 }

@@ -21,6 +21,9 @@ status it answered (exit 0 on 2xx, 1 otherwise).
 
 Event types: ${WEBHOOK_EVENT_TYPES.join(', ')}
 (payment.* carry the spec's payload; any other type gets a small plain data object).
+With --format legacy it sends the earlier generation's IPN instead (payment.completed or
+payment.failed only): its body {"data":{…},"message","status","timestamp"} signed with
+X-Signature = HMAC-SHA256 of the body alone, keyed with the API secret.
 A route on the fulfillment kit verifies every payment with the service before it runs a
 handler: give it a payment the service knows, --data '{"trx_id":"TRX…","merchant_ref":"…"}',
 or it answers 500 (no such payment).
@@ -29,12 +32,19 @@ Options:
   --url U             your webhook endpoint, e.g. http://localhost:3000/webhooks
   --secret S          webhook signing secret of that environment (default: env
                       BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX or _PRODUCTION, after
-                      --environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+                      --environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET); with
+                      --format legacy, the API secret (default: env
+                      BUSINESS_PAYMENTS_API_SECRET)
+  --format F          current (default: the spec's delivery) or legacy (the earlier
+                      generation's IPN: X-Signature over the body, signed with the API secret)
   --data JSON         fields merged over the event's data, e.g. '{"merchant_ref":"order-7"}'
+                      (legacy: over the IPN's data, e.g. '{"ref_trx":"order-7"}')
   --environment E     X-Environment and data.environment (default sandbox); each
                       environment signs with its own secret
-  --brand B           brand in the header names, X-<B>-Signature (default Service)
-  --timestamp T       sign with this unix time (default now; an old one tests your replay check)
+  --brand B           brand in the header names, X-<B>-Signature (default Service; not
+                      with --format legacy, which has no brand)
+  --timestamp T       sign with this unix time (default now; an old one tests your replay
+                      check); legacy: the body's timestamp
   -h, --help          show this help
 `;
 
@@ -53,6 +63,7 @@ export const trigger: Command = {
         environment: { type: 'string' },
         brand: { type: 'string' },
         timestamp: { type: 'string' },
+        format: { type: 'string' },
       },
       true,
     );
@@ -63,8 +74,21 @@ export const trigger: Command = {
     const type = positionals[0]!;
     if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
     const url = parseUrl(required(values.url, 'url'));
+    const format = webhookFormat(values.format);
+    const legacy = format === 'legacy';
+    if (legacy && type !== 'payment.completed' && type !== 'payment.failed') {
+      throw new UsageError(`--format legacy sends payment.completed or payment.failed only (the earlier generation's IPN), got '${type}'`);
+    }
+    if (legacy && values.brand !== undefined)
+      throw new UsageError('--brand does not apply to --format legacy (its X-Signature has no brand)');
     const env = environment(values.environment) ?? 'sandbox';
-    const secret = secretOption(values.secret, 'secret', io.env ?? process.env, webhookSecretVars(env));
+    // The earlier generation signs its IPN with the API secret.
+    const secret = secretOption(
+      values.secret,
+      'secret',
+      io.env ?? process.env,
+      legacy ? ['BUSINESS_PAYMENTS_API_SECRET'] : webhookSecretVars(env),
+    );
     const brand = values.brand ?? 'Service';
     if (!/^[A-Za-z0-9-]+$/.test(brand)) throw new UsageError(`--brand must be letters, digits or -, got '${brand}'`);
     const timestamp = values.timestamp === undefined ? undefined : integer(values.timestamp, 'timestamp', 0, 10 ** 12);
@@ -73,8 +97,8 @@ export const trigger: Command = {
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
       io.stderr.write(`note: '${type}' is not a documented event type; sending it anyway\n`);
     }
-    const event = buildEvent(type, env, extra);
-    const { body, headers } = await signWebhook({ payload: event, secret, brand, environment: env, timestamp });
+    const event = legacy ? buildLegacyIpn(type, env, extra, timestamp) : buildEvent(type, env, extra);
+    const { body, headers } = await signWebhook({ payload: event, secret, brand, environment: env, timestamp, format });
 
     let response: Response;
     try {
@@ -86,7 +110,8 @@ export const trigger: Command = {
       return EXIT_FAILURE;
     }
     const answer = await response.text().catch(() => '');
-    io.stdout.write(`${type} ${event.id} -> ${url.href}: ${response.status} ${response.statusText}\n`);
+    const label = 'id' in event ? event.id : `${String(event.data.trx_id)} (legacy IPN)`;
+    io.stdout.write(`${type} ${label} -> ${url.href}: ${response.status} ${response.statusText}\n`);
     if (response.ok) return EXIT_OK;
     if (answer.trim() !== '') io.stderr.write(`endpoint answered: ${answer.trim().slice(0, 500)}\n`);
     return EXIT_FAILURE;
@@ -101,6 +126,12 @@ export const trigger: Command = {
 export function webhookSecretVars(environment?: 'sandbox' | 'production'): string[] {
   const shared = 'BUSINESS_PAYMENTS_WEBHOOK_SECRET';
   return environment === undefined ? [shared] : [`${shared}_${environment.toUpperCase()}`, shared];
+}
+
+/** Parses `--format`: `current` or `legacy` (undefined when not given). */
+export function webhookFormat(value: string | undefined): 'current' | 'legacy' | undefined {
+  if (value === undefined || value === 'current' || value === 'legacy') return value;
+  throw new UsageError(`--format must be current or legacy, got '${value}'`);
 }
 
 function parseUrl(value: string): URL {
@@ -138,6 +169,42 @@ export function buildEvent(
     api_version: '2024-06-01',
     created_at: new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00'),
     data: { ...sampleData(type, env), ...extra },
+  };
+}
+
+/**
+ * The earlier generation's IPN body as it sends it: `data` holds the fields the payment was
+ * initiated with (the gross `amount` as sent), `environment`, `is_sandbox`, and `trx_id`
+ * last; then `message`, `status` and `timestamp` (unix seconds). `extra` is merged over
+ * `data` (before `trx_id`, unless it sets one).
+ */
+export function buildLegacyIpn(
+  type: string,
+  env: 'sandbox' | 'production',
+  extra: Record<string, unknown> = {},
+  timestamp = Math.floor(Date.now() / 1000),
+): { data: Record<string, unknown>; message: string; status: string; timestamp: number } {
+  const completed = type === 'payment.completed';
+  return {
+    data: {
+      ref_trx: 'order-1001',
+      description: 'Test order',
+      ipn_url: 'https://merchant.example/ipn',
+      cancel_redirect: 'https://merchant.example/cancel',
+      success_redirect: 'https://merchant.example/success',
+      customer_name: 'Asha Mwinyi',
+      customer_email: 'asha@example.com',
+      merchant_name: 'Test Merchant',
+      amount: 15_000,
+      currency_code: 'TZS',
+      environment: env,
+      is_sandbox: env === 'sandbox',
+      ...extra,
+      trx_id: extra.trx_id ?? `TRX${randomHex(12).toUpperCase()}`,
+    },
+    message: completed ? 'Payment Completed' : 'Payment Failed',
+    status: completed ? 'completed' : 'failed',
+    timestamp,
   };
 }
 

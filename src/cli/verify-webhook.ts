@@ -15,26 +15,33 @@ import {
   type CliIo,
   type Command,
 } from './args.js';
-import { webhookSecretVars } from './trigger.js';
+import { webhookFormat, webhookSecretVars } from './trigger.js';
 
 const usage = `Usage: business-payments verify-webhook --secret S --headers FILE --body FILE [options]
 
 Checks a saved webhook delivery exactly as verifyWebhook does: the X-<Brand>-Signature
-HMAC over "<timestamp>.<raw body>", the timestamp window and the event header.
+HMAC over "<timestamp>.<raw body>", the timestamp window and the event header. A delivery
+of the earlier generation (X-Signature, HMAC over the raw body alone, keyed with the API
+secret; the timestamp and environment in the body) is checked too, and printed as the
+payment event it stands for ("format": "legacy").
 Prints the event as JSON and exits 0, or prints "invalid: <reason>: <message>" and exits 1.
 
 Options:
   --secret S          webhook signing secret (repeat during a rotation: any may match;
                       default: env BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX or
-                      _PRODUCTION after --environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET)
+                      _PRODUCTION after --environment, else BUSINESS_PAYMENTS_WEBHOOK_SECRET);
+                      for an earlier-generation delivery, the API secret (default with
+                      --format legacy: env BUSINESS_PAYMENTS_API_SECRET)
   --headers FILE      the delivery's headers: "Name: value" lines (an HTTP request line
                       first is skipped), or a JSON object of names to values
   --body FILE         the raw body, byte for byte as received
   --tolerance N       allowed age of the timestamp in seconds, both ways (default 300)
   --now T             check as if the time were T (unix seconds), e.g. for an old delivery
-  --environment E     also require X-Environment to be E (sandbox or production), and
+  --environment E     also require the delivery's environment to be E (sandbox or
+                      production: X-Environment; the earlier form's signed body), and
                       take that environment's secret by default
   --brand B           pin the brand of the header names (X-<B>-Signature)
+  --format F          accept only this form: current or legacy (repeatable; default both)
   -h, --help          show this help
 `;
 
@@ -52,12 +59,15 @@ export const verifyWebhookCommand: Command = {
       now: { type: 'string' },
       environment: { type: 'string' },
       brand: { type: 'string' },
+      format: { type: 'string', multiple: true },
     });
     if (values.help) return printHelp(io, usage);
 
     const env = environment(values.environment);
+    const formats = values.format?.map(webhookFormat) as ('current' | 'legacy')[] | undefined;
     // Sandbox and production deliveries are signed with different secrets: --environment picks.
-    const vars = webhookSecretVars(env);
+    // The earlier generation signs with the API secret.
+    const vars = formats?.every((f) => f === 'legacy') ? ['BUSINESS_PAYMENTS_API_SECRET'] : webhookSecretVars(env);
     const secrets = (values.secret ?? [undefined]).map((value) => secretOption(value, 'secret', io.env ?? process.env, vars));
     const headersPath = required(values.headers, 'headers');
     const bodyPath = required(values.body, 'body');
@@ -77,6 +87,7 @@ export const verifyWebhookCommand: Command = {
         now: nowSeconds === undefined ? undefined : () => nowSeconds * 1000,
         environment: env,
         brand: values.brand,
+        formats,
       });
       io.stdout.write(`${JSON.stringify(event, null, 2)}\n`);
       return EXIT_OK;

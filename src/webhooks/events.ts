@@ -3,6 +3,8 @@
 // `type`, `data.trx_id`); every other field may be missing or null, and the types say so.
 // The spec shows no payload for subscription.* and invoice.*: those are typed as our
 // sandbox sends them, with every field but `type` optional, and nothing in them is checked.
+// The earlier generation's IPN becomes a payment event of its own type (LegacyPaymentEvent:
+// `format: 'legacy'`, no `id`), so `event.id` is optional only where it can be missing.
 
 /** An amount with its currency, as payment events carry it (either may be missing or null). */
 export interface Money {
@@ -36,6 +38,14 @@ export interface PaymentEventData {
 }
 
 /**
+ * The form a delivery came in. `'current'`: the spec's (`X-<Brand>-Signature` over
+ * `<timestamp>.<body>`, with timestamp and event headers). `'legacy'`: the earlier
+ * generation's IPN (`X-Signature` over the body alone, keyed with the API secret; the
+ * timestamp inside the body), normalised to a payment event.
+ */
+export type WebhookFormat = 'current' | 'legacy';
+
+/**
  * An event whose payload the spec shows (the payment events). `id`, `type` and `data` are
  * checked; `api_version` and `created_at` may be missing or null.
  */
@@ -43,6 +53,12 @@ export interface WebhookEventBase<Type extends string | UnknownWebhookEventType,
   /** Event id (prefix `evt_`): de-duplicate deliveries by it. Checked: always a string. */
   id: string;
   type: Type;
+  /**
+   * `'current'`: the spec's form. Always set by `verifyWebhook` (it replaces a `format` the
+   * body may carry); optional in the type so that events built by hand or stored before it
+   * existed still type-check. Events of the earlier form are {@link LegacyPaymentEvent}s.
+   */
+  format?: 'current';
   /** Date-form version string. */
   api_version?: string | null;
   /** ISO 8601 timestamp with offset. */
@@ -62,6 +78,8 @@ export interface ProvisionalWebhookEvent<Type extends string | UnknownWebhookEve
   /** Event id (`evt_…` from our sandbox): de-duplicate by it when it is there. Not checked. */
   id?: string;
   type: Type;
+  /** `'current'`: only the spec's form carries these events. Always set by `verifyWebhook`; optional as in {@link WebhookEventBase}. */
+  format?: 'current';
   /** Date-form version string (not checked). */
   api_version?: string;
   /** ISO 8601 timestamp with offset (not checked). */
@@ -78,6 +96,76 @@ export type BillingEventData = Record<string, unknown>;
 export type PaymentCompletedEvent = WebhookEventBase<'payment.completed', PaymentEventData>;
 /** A payment failed or was canceled. */
 export type PaymentFailedEvent = WebhookEventBase<'payment.failed', PaymentEventData>;
+/**
+ * `data` of a payment event of the earlier generation's form: every field of the IPN's
+ * `data` as sent (`ref_trx`, `amount` as the merchant sent it, `currency_code`,
+ * `customer_name`, `customer_email`, `is_sandbox`, …), with the fields of
+ * {@link PaymentEventData} filled in from them: `merchant_ref` (from `ref_trx`), `amount`
+ * (`{ value: the gross amount, currency: currency_code }`), `status` and `environment`.
+ * The untouched body is the event's `legacy`.
+ */
+export interface LegacyPaymentEventData extends PaymentEventData {
+  /** The service's transaction id (checked: always a string). */
+  trx_id: string;
+  /** `ref_trx`, your order reference. */
+  merchant_ref?: string | null;
+  /** The body's `status`. */
+  status: 'completed' | 'failed';
+  /** The gross amount the payment was initiated with (`data.amount`, a numeric string read as its number; kept as sent when not numeric) and `currency_code`. */
+  amount: Money;
+  /** From the signed body (`data.environment`, else `data.is_sandbox`); `null` when it says neither. Never from the unsigned X-Environment header. */
+  environment: 'sandbox' | 'production' | null;
+  /** Your order reference as sent. */
+  ref_trx?: string;
+  /** 3-letter currency code as sent. */
+  currency_code?: string;
+  /** The paying customer's name as sent (may be null). */
+  customer_name?: string | null;
+  /** The paying customer's email as sent (may be null). */
+  customer_email?: string | null;
+  /** `true` or `1` in the sandbox, `false` or `0` in production. */
+  is_sandbox?: boolean | number;
+}
+
+/** The earlier generation's IPN body exactly as parsed (its `data` untouched). */
+export interface LegacyWebhookBody {
+  /** The payment's fields, `trx_id` last (see {@link LegacyPaymentEventData}). */
+  data: Record<string, unknown>;
+  /** `Payment Completed` or `Payment Failed`. */
+  message?: string;
+  /** The outcome (checked). */
+  status: 'completed' | 'failed';
+  /** Unix seconds (checked: within `toleranceSeconds` of now). Signed with the body. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/**
+ * A payment event delivered in the earlier generation's form (`event.format === 'legacy'`):
+ * the IPN, normalised to the same `type` and `data` fields as the spec's payment events.
+ * It has **no `id`**: de-duplicate by `data.trx_id` and `type` (it is sent once per
+ * outcome). `created_at` is the body's `timestamp` as an ISO string; `legacy` is the body.
+ */
+export interface LegacyPaymentEvent<Type extends 'payment.completed' | 'payment.failed'> {
+  /** Never there: the earlier generation sends no event id. */
+  id?: undefined;
+  type: Type;
+  /** The earlier generation's form. */
+  format: 'legacy';
+  /** Never there: the earlier generation sends no version. */
+  api_version?: undefined;
+  /** The body's signed `timestamp` as an ISO 8601 string (UTC, `Z`). */
+  created_at: string;
+  data: LegacyPaymentEventData;
+  /** The signed body as parsed, untouched: `message`, `status`, `timestamp`, the original `data`, and any other keys. */
+  legacy: LegacyWebhookBody;
+  [key: string]: unknown;
+}
+
+/** A payment completed, delivered in the earlier generation's form (no `id`). */
+export type LegacyPaymentCompletedEvent = LegacyPaymentEvent<'payment.completed'>;
+/** A payment failed or was canceled, delivered in the earlier generation's form (no `id`). */
+export type LegacyPaymentFailedEvent = LegacyPaymentEvent<'payment.failed'>;
 /** A subscription was created after consent was recorded (payload not shown in the spec). */
 export type SubscriptionCreatedEvent = ProvisionalWebhookEvent<'subscription.created'>;
 /** A subscription was cancelled (payload not shown in the spec). */
@@ -106,10 +194,16 @@ export const WEBHOOK_EVENT_TYPES = [
 /** A documented event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** A documented event, typed by `type`. */
+/**
+ * A documented event, typed by `type`. A payment event is of the spec's form
+ * (`PaymentCompletedEvent`, `id` a string) or of the earlier generation's
+ * (`LegacyPaymentCompletedEvent`, no `id`): `event.format` tells them apart.
+ */
 export type KnownWebhookEvent =
   | PaymentCompletedEvent
   | PaymentFailedEvent
+  | LegacyPaymentCompletedEvent
+  | LegacyPaymentFailedEvent
   | SubscriptionCreatedEvent
   | SubscriptionCancelledEvent
   | SubscriptionSuspendedEvent
@@ -146,6 +240,7 @@ export type UnknownWebhookEvent = ProvisionalWebhookEvent<UnknownWebhookEventTyp
  * @example
  * ```ts
  * switch (event.type) {
+ *   // Either form; event.id is there only when event.format === 'current'.
  *   case 'payment.completed': await fulfil(event.data.trx_id); break; // confirm with payments.verify(trx_id)
  *   case 'payment.failed': cancel(event.data.trx_id); break;
  *   default: log(`ignored ${String(event.type)} ${event.id ?? ''}`); // provisional and newer types

@@ -13,12 +13,12 @@ export type WebhookHeaders =
 
 type Value = string | readonly string[] | null | undefined;
 
-/** The delivery's brand headers, all there. */
+/** The delivery's brand headers, all there; or the earlier generation's `X-Signature`. */
 export interface SignedHeaders {
   /** Every copy of the signature header: any one may match. */
   signature: NonNullable<Value>;
-  /** The other headers as one value each (see `single`). */
-  timestamp: string;
+  /** The other headers as one value each (see `single`). Missing: the earlier form, whose timestamp is in the body. */
+  timestamp?: string | undefined;
   event: string;
   environment: string | undefined;
 }
@@ -71,7 +71,7 @@ export function readSignedHeaders(headers: WebhookHeaders, brand: string | undef
     }
   }
   if (found !== namesOf) names = [`x-${(namesOf = found)}-signature`, `x-${found}-timestamp`, `x-${found}-event`];
-  const signed = found
+  const signed: { signature?: Value; timestamp?: string | undefined; event?: string | undefined; environment?: string | undefined } = found
     ? {
         signature: lookup(headers, fetchLike, names[0]!),
         timestamp: single(lookup(headers, fetchLike, names[1]!)),
@@ -79,6 +79,10 @@ export function readSignedHeaders(headers: WebhookHeaders, brand: string | undef
         environment: single(lookup(headers, fetchLike, 'x-environment')),
       }
     : {};
+  // No complete brand pair, but an X-Signature: the earlier generation's form (no timestamp
+  // or event header; its timestamp is in the body).
+  const legacy = signed.signature == null || signed.timestamp === undefined ? lookup(headers, fetchLike, 'x-signature') : null;
+  if (legacy != null) return { signature: legacy, event: '', environment: single(lookup(headers, fetchLike, 'x-environment')) };
   const missing =
     signed.signature == null ? 'Signature' : signed.timestamp === undefined ? 'Timestamp' : signed.event === undefined ? 'Event' : '';
   if (missing) throw missingHeader(`Missing the X-<Brand>-${missing} header.`);

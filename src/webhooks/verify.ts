@@ -2,7 +2,7 @@ import { ConfigurationError } from '../core/base-error.js';
 import { credential } from '../internal/credential.js';
 import { importHmacKey, loadNodeCrypto, nodeHmacSha256, type NodeCrypto } from '../internal/hmac.js';
 import { WebhookVerificationError } from './errors.js';
-import type { WebhookEvent } from './events.js';
+import type { WebhookEvent, WebhookFormat } from './events.js';
 import { readSignedHeaders, type WebhookHeaders } from './headers.js';
 
 /** The raw body exactly as received: never a parsed object. */
@@ -16,14 +16,25 @@ export interface VerifyWebhookOptions {
   headers: WebhookHeaders;
   /** The webhook signing secret; an array during rotation (any one may match). Used as given: surrounding whitespace is refused. */
   secret: string | readonly string[];
-  /** Allowed distance between the timestamp header and now, both ways, in seconds: more than 0, at most 3600. Default 300. */
+  /** Allowed distance between the signed timestamp (header, or the earlier form's body) and now, both ways, in seconds: more than 0, at most 3600. Default 300. */
   toleranceSeconds?: number | undefined;
   /** Current time in ms (as `Date.now()`); inject in tests. */
   now?: () => number | undefined;
-  /** When set, X-Environment must equal it. */
+  /**
+   * When set, the delivery's environment must equal it: X-Environment in the current form;
+   * in the earlier form the signed body's (`data.environment`, `data.is_sandbox`), refused
+   * when the body says neither.
+   */
   environment?: 'sandbox' | 'production' | undefined;
   /** Pins the brand of `X-<Brand>-Signature` etc.; found by suffix when omitted. */
   brand?: string | undefined;
+  /**
+   * The forms accepted (default both): `'current'`, the spec's `X-<Brand>-Signature`
+   * delivery; `'legacy'`, the earlier generation's IPN (`X-Signature`, signed with the API
+   * secret). A delivery of another form is refused with `missing_header`, whose message names
+   * the form and says to add it here. An empty list (or anything but a list) accepts nothing.
+   */
+  formats?: readonly WebhookFormat[] | undefined;
 }
 
 /** `verifyWebhook(request, secret, options)` options (everything but payload, headers, secret). */
@@ -34,6 +45,9 @@ export type VerifyWebhookRequestOptions = Omit<VerifyWebhookOptions, 'payload' |
  * and nothing else, so the result keeps the signed parts (`signed`) apart from the event
  * header, which is not signed (`unsignedEventHeader`). Trust `signed.body`, and the `type`
  * inside it; anyone on the way can change the event header without breaking the signature.
+ * In the earlier generation's form (`format: 'legacy'`) the HMAC covers the body alone and
+ * the timestamp is inside it: `signed.timestamp` is the body's `timestamp`, and there is no
+ * event header (`unsignedEventHeader` is `''`).
  *
  * @example
  * ```ts
@@ -42,11 +56,13 @@ export type VerifyWebhookRequestOptions = Omit<VerifyWebhookOptions, 'payload' |
  * ```
  */
 export interface VerifiedWebhookSignature {
+  /** The delivery's form: `'current'` (the spec's) or `'legacy'` (the earlier generation's IPN). */
+  format: WebhookFormat;
   /** `signed.timestamp` as unix seconds: signed, and within `toleranceSeconds` of now. */
   timestamp: number;
-  /** Exactly what the HMAC covered: the message was `${signed.timestamp}.${signed.body}`. */
+  /** Exactly what the HMAC covered: the message was `${signed.timestamp}.${signed.body}` (legacy: `signed.body` alone). */
   signed: {
-    /** The X-<Brand>-Timestamp header's digits, as signed. */
+    /** The X-<Brand>-Timestamp header's digits, as signed (legacy: the body's `timestamp`, signed inside the body). */
     timestamp: string;
     /** The raw body as signed: the `payload` given (an ArrayBuffer as a Uint8Array over it), or a Request's body bytes. */
     body: string | Uint8Array;
@@ -54,16 +70,21 @@ export interface VerifiedWebhookSignature {
   /**
    * The X-<Brand>-Event header as received. Not signed: a routing hint at most, never a
    * reason to trust anything. `verifyWebhook` checks it against the signed body's `type`.
+   * `''` in the earlier form, which has no event header.
    */
   unsignedEventHeader: string;
 }
 
 /**
- * Checks a webhook delivery's signature and timestamp without parsing the body: for
- * handlers that queue the raw body and answer 2xx at once. Cheap checks run first
- * (headers present, timestamp all digits and inside the window), then the HMAC
+ * Checks a webhook delivery's signature and timestamp without parsing the body (but for
+ * the earlier form, see below): for handlers that queue the raw body and answer 2xx at
+ * once. Cheap checks run first (headers present, timestamp all digits and inside the
+ * window), then the HMAC
  * (`HMAC-SHA256(secret, "<timestamp>.<raw_body>")`, constant-time comparison).
- * Resolves to the signed parts, and the unsigned event header named as such.
+ * Resolves to the signed parts, and the unsigned event header named as such. A delivery of
+ * the earlier generation's form (`X-Signature`, no brand headers) is checked by its own
+ * rules: the HMAC of the raw body alone, the freshness of the body's signed `timestamp`, and
+ * the body's environment (which the unsigned X-Environment must agree with).
  *
  * @throws {WebhookVerificationError} with `.reason` when the delivery must not be trusted.
  * @throws {ConfigurationError} when the configuration is unusable: a secret that is not set or has leading
@@ -90,6 +111,9 @@ export function verifyWebhookSignature(
  * Verifies a webhook delivery and returns its event, typed as a union on `type`.
  * Everything {@link verifyWebhookSignature} checks, then: the body is JSON with `id`,
  * `type`, `api_version`, `created_at` and `data`, and the event header equals `type`.
+ * A delivery of the earlier generation's form becomes the same `payment.completed` /
+ * `payment.failed` event with `format: 'legacy'` and no `id` (see `LegacyPaymentEvent`);
+ * every other event has `format: 'current'`.
  *
  * @example
  * ```ts
@@ -141,19 +165,26 @@ function settle<T>(
 
 // Exact where the spec speaks, tolerant where it is silent: any signed JSON object is an
 // event; only the payment events' shown payload is checked, and only in what a merchant
-// acts on (`id`, `type`, `data.trx_id`). Nothing is dropped; the only changes are `type`
-// filled in from the event header when the payload has none, and amounts sent as decimal
-// strings read as their numbers.
-function toEvent({ signed, unsignedEventHeader: header }: Verified): WebhookEvent {
-  // Typed as what passes the check below (JSON.parse may give any JSON value).
-  let event: Record<string, unknown> | null | undefined;
-  try {
-    event = JSON.parse(typeof signed.body === 'string' ? signed.body : new TextDecoder().decode(signed.body)) as typeof event;
-  } catch {
-    // Not JSON: refused just below, as not a JSON object.
+// acts on (`id`, `type`, `data.trx_id`). Nothing is dropped; the only changes are `format`,
+// `type` filled in from the event header when the payload has none, and amounts sent as
+// decimal strings read as their numbers. The earlier form (checked before its HMAC) is
+// normalised to a payment event, its body kept whole as `legacy`.
+function toEvent({ format, timestamp, signed, unsignedEventHeader: header }: Verified): WebhookEvent {
+  const event = parse(signed.body);
+  if (!event) throw new WebhookVerificationError('invalid_payload', 'Body is not a JSON object.');
+  if (format == 'legacy') {
+    const data = event.data as Record<string, unknown>;
+    const amount = { value: data.amount, currency: data.currency_code };
+    readAmount(amount);
+    return {
+      type: `payment.${event.status as string}`,
+      format,
+      created_at: new Date(timestamp * 1000).toISOString(),
+      data: { ...data, merchant_ref: data.ref_trx, amount, status: event.status, environment: bodyEnvironment(data) },
+      legacy: event,
+    } as WebhookEvent;
   }
-  if (typeof event !== 'object' || !event || Array.isArray(event))
-    throw new WebhookVerificationError('invalid_payload', 'Body is not a JSON object.');
+  event.format = format;
   const sent = event.type;
   if ((event.type ??= header) !== header) {
     throw new WebhookVerificationError(
@@ -174,6 +205,27 @@ function toEvent({ signed, unsignedEventHeader: header }: Verified): WebhookEven
   return event as WebhookEvent;
 }
 
+// Bodies are parsed in one place: the JSON object, or undefined for anything else (not
+// JSON at all included: no SyntaxError escapes); the callers refuse it as invalid_payload.
+function parse(body: string | Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const event = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)) as unknown;
+    if (typeof event === 'object' && event && !Array.isArray(event)) return event as Record<string, unknown>;
+  } catch {
+    // Not JSON: undefined, as for any other value that is not an object.
+  }
+}
+
+// The earlier form's X-Environment is not signed: its environment is the signed body's
+// (`data.environment`, else `data.is_sandbox`; null when it says neither), and the header,
+// when there is one, must agree with it.
+function bodyEnvironment({ environment: e, is_sandbox: f }: Record<string, unknown>, header?: string): string | null {
+  const said = e === 'sandbox' || e === 'production' ? e : f === true || f === 1 ? 'sandbox' : f === false || f === 0 ? 'production' : null;
+  if (said && header !== undefined && header !== said)
+    throw new WebhookVerificationError('environment_mismatch', `The body says "${said}", X-Environment "${header}".`);
+  return said;
+}
+
 // Where the spec says number, a server may send the decimal string of one ("25.00").
 // (Regular expressions used once are written in place: this entry is size-budgeted.)
 const readAmount = (money: unknown) => {
@@ -182,25 +234,44 @@ const readAmount = (money: unknown) => {
 };
 
 // The documented order: configuration, payload, headers, timestamp, environment (all
-// cheap, so junk costs no HMAC), then the HMAC.
+// cheap, so junk costs no HMAC), then the HMAC. The earlier form keeps its timestamp and
+// environment in the body: a well-formed signature first, then a bounded parse whose values
+// can only refuse; the event is built from the body once the HMAC holds.
 function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
   if (typeof options !== 'object' || options === null) {
     throw new WebhookVerificationError('invalid_payload', 'Pass { payload, headers, secret }.');
   }
   // Configuration first: a bad secret or option fails every call alike, whatever arrives.
   const secrets = checkSecrets(options.secret);
-  const { toleranceSeconds: tolerance = 300, environment, brand } = options;
+  const { toleranceSeconds: tolerance = 300, environment, brand, formats } = options;
   const nowMs = checkOptions(tolerance, options.now, environment, brand);
   const body = rawBody(options.payload);
   const found = readSignedHeaders(options.headers, brand);
-  const timestamp = checkTimestamp(found.timestamp, nowMs, tolerance);
-  if (environment !== undefined && found.environment !== environment) {
+  let { timestamp: stamp, environment: env }: { timestamp?: string | undefined; environment?: string | null | undefined } = found;
+  const format = stamp === undefined ? 'legacy' : 'current';
+  // A formats without includes() (not a list) accepts nothing, as an empty one does.
+  if (formats && !formats.includes?.(format))
+    throw new WebhookVerificationError('missing_header', `Form '${format}' refused: add it to formats.`);
+  let sent: Record<string, unknown> | undefined;
+  if (stamp === undefined) {
+    if (!signatureCandidates(found.signature).length) throw mismatch();
+    // Parsed before the HMAC for its timestamp and environment, so bounded: an IPN is about
+    // 1 KB, and a body over 1 MiB is refused unparsed.
+    const data = (sent = body.length < 1 << 20 ? parse(body) : undefined)?.data as Record<string, unknown> | null | undefined;
+    if ((sent?.status !== 'completed' && sent?.status !== 'failed') || typeof data?.trx_id !== 'string')
+      throw new WebhookVerificationError('invalid_payload', 'Body is not an IPN (status, data.trx_id).');
+    // A number in JSON, digits only (checkTimestamp refuses anything else).
+    stamp = typeof sent.timestamp == 'number' ? String(sent.timestamp) : '';
+    env = bodyEnvironment(data, env);
+  }
+  const timestamp = checkTimestamp(stamp, nowMs, tolerance);
+  if (environment !== undefined && env !== environment) {
     throw new WebhookVerificationError(
       'environment_mismatch',
-      `X-Environment is ${JSON.stringify(found.environment ?? null)}, expected "${environment}".`,
+      `${sent ? 'The body says' : 'X-Environment is'} ${sent && !env ? 'no environment' : JSON.stringify(env ?? null)}, expected "${environment}".`,
     );
   }
-  return checkHmac(secrets, found.signature, { timestamp, signed: { timestamp: found.timestamp, body }, unsignedEventHeader: found.event });
+  return checkHmac(secrets, found.signature, { format, timestamp, signed: { timestamp: stamp, body }, unsignedEventHeader: found.event });
 }
 
 // Returns the current time in ms once every option but the secret is usable.
@@ -260,36 +331,40 @@ function checkHmac(secrets: readonly string[], header: unknown, verified: Verifi
   // No well-formed (64 hex) signature: refused before any HMAC work.
   const candidates = signatureCandidates(header);
   if (!candidates.length) throw mismatch();
-  const { timestamp, body } = verified.signed;
+  const { body } = verified.signed;
+  // The earlier form signs the body alone.
+  const legacy = verified.format == 'legacy';
+  const prefix = legacy ? '' : `${verified.signed.timestamp}.`;
   const node = loadNodeCrypto();
   if (node) {
-    if (!nodeMatches(node, secrets, timestamp, body, candidates)) throw mismatch(body);
+    if (!nodeMatches(node, secrets, prefix, body, candidates)) throw mismatch(body, legacy);
     return verified;
   }
-  return webMatches(secrets, timestamp, body, candidates).then((ok) => {
-    if (!ok) throw mismatch(body);
+  return webMatches(secrets, prefix, body, candidates).then((ok) => {
+    if (!ok) throw mismatch(body, legacy);
     return verified;
   });
 }
 
-// Platforms that hand the body base64-encoded (AWS Lambda's isBase64Encoded) fail here: say so.
-const mismatch = (body?: string | Uint8Array) =>
+// Platforms that hand the body base64-encoded (AWS Lambda's isBase64Encoded) fail here: say
+// so. The earlier form is keyed with the API secret, not a webhook secret: say that too.
+const mismatch = (body?: string | Uint8Array, legacy?: boolean) =>
   new WebhookVerificationError(
     'invalid_signature',
     `Signature does not match: wrong secret, or a changed body.${
       typeof body == 'string' && /^[\w+/]{16,}={0,2}$/.test(body) ? ' The body looks base64-encoded: decode it first.' : ''
-    }`,
+    }${legacy ? ' Legacy form: pass the API secret.' : ''}`,
   );
 
 function nodeMatches(
   node: NodeCrypto,
   secrets: readonly string[],
-  timestamp: string,
+  prefix: string,
   body: string | Uint8Array,
   candidates: Uint8Array[],
 ): boolean {
   for (const secret of secrets) {
-    const digest = nodeHmacSha256(node, secret, `${timestamp}.`, body);
+    const digest = nodeHmacSha256(node, secret, prefix, body);
     for (const candidate of candidates) {
       if (node.timingSafeEqual(digest, candidate)) return true;
     }
@@ -299,14 +374,14 @@ function nodeMatches(
 
 async function webMatches(
   secrets: readonly string[],
-  timestamp: string,
+  prefix: string,
   body: string | Uint8Array,
   candidates: Uint8Array[],
 ): Promise<boolean> {
   // A Blob joins the prefix and the body (a string is UTF-8 encoded, a view read in place).
   // The casts are for consumers' DOM lib, where BufferSource excludes shared buffers.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
-  const bytes = await new Blob([`${timestamp}.`, body as Uint8Array<ArrayBuffer>]).arrayBuffer();
+  const bytes = await new Blob([prefix, body as Uint8Array<ArrayBuffer>]).arrayBuffer();
   for (const secret of secrets) {
     const key = await importHmacKey(secret);
     // subtle.verify compares in constant time itself.

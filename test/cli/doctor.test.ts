@@ -187,6 +187,7 @@ describe("doctor's test delivery", () => {
     expect(event).toEqual({
       id: expect.stringMatching(/^evt_doctor_test_[0-9a-f]{12}$/),
       type: 'payment.completed',
+      format: 'current',
       api_version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/),
       data: {

@@ -165,6 +165,39 @@ describe('sandbox', () => {
     }
   });
 
+  test('--generation earlier: the earlier server, its API secret printed as the webhook secret', async () => {
+    const sandbox = startSandbox(['--json', '--port', '0', '--generation', 'earlier']);
+    try {
+      await sandbox.until(() => sandbox.out.stdout.includes('\n'), 'the first line');
+      const config = JSON.parse(sandbox.out.stdout.split('\n')[0]!) as Record<string, string>;
+      expect(config).toMatchObject({
+        environment: 'sandbox',
+        generation: 'earlier',
+        merchantKey: expect.stringMatching(/^test_merchant_/),
+      });
+      expect(config.webhookSecret).toBe(config.apiSecret);
+      const missing = await fetch(`${config.baseUrl}/api/v1/payments`, { headers: { Accept: 'application/json' } });
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as { message: string }).message).toBe('The route api/v1/payments could not be found.');
+      const info = await clientFor(config.baseUrl!, config as never).siteInfo.retrieve();
+      expect(info.api_version).toBe('1.0');
+    } finally {
+      expect(await sandbox.stop()).toBe(0);
+    }
+  });
+
+  test('--generation earlier: the banner says which server it plays', async () => {
+    const sandbox = startSandbox(['--port', '0', '--generation', 'earlier']);
+    try {
+      await sandbox.until(() => sandbox.out.stdout.includes('Press Ctrl+C'), 'the banner');
+      expect(sandbox.out.stdout).toMatch(/^Business Payments sandbox \(earlier generation\) running at http:\/\/127\.0\.0\.1:\d+\n/);
+      expect(sandbox.out.stdout).toContain('POST /api/v1/initiate-payment');
+      expect(sandbox.out.stdout).toMatch(/webhook secret +test_secret_1001 +\(the API secret/);
+    } finally {
+      expect(await sandbox.stop()).toBe(0);
+    }
+  });
+
   test('a port in use: one line, exit 1', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -191,6 +224,7 @@ describe('sandbox', () => {
     [['--rate-limit', '-5'], /--rate-limit must be a whole number/],
     [['--rate-limit', 'lots'], /--rate-limit must be a whole number/],
     [['--idempotency-keys', '0'], /--idempotency-keys must be a whole number from 1 to 10000000, got '0'/],
+    [['--generation', 'legacy'], /--generation must be current or earlier, got 'legacy'/],
     [['now'], /Unexpected argument 'now'$/],
     [['--host', '0.0.0.0'], /Unknown option '--host'$/],
   ])('bad arguments %j: exit 2 with usage', async (args, reason) => {

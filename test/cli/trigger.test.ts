@@ -1,5 +1,6 @@
 // `business-payments trigger`: one signed delivery to a real local endpoint, which checks
 // it with verifyWebhook exactly as a merchant's handler would.
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
@@ -209,6 +210,112 @@ describe('trigger', () => {
     const run = await runCli(['trigger', '--help']);
     expect(run.code).toBe(0);
     for (const type of WEBHOOK_EVENT_TYPES) expect(run.stdout).toContain(type);
+  });
+});
+
+describe("trigger --format legacy: the earlier generation's IPN", () => {
+  const apiSecret = 'test_secret_trigger_legacy';
+  const hex = (secret: string, body: Buffer | string) => createHmac('sha256', secret).update(body).digest('hex');
+
+  test('payment.completed: the IPN body and headers as the earlier generation sends them, signed with the API secret', async () => {
+    const run = await runCli([
+      'trigger',
+      'payment.completed',
+      '--url',
+      url,
+      '--secret',
+      apiSecret,
+      '--format',
+      'legacy',
+      '--timestamp',
+      '1700000000',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const { headers, body } = received();
+    expect(headers['x-signature']).toBe(hex(apiSecret, body));
+    expect(headers).toMatchObject({ 'x-environment': 'sandbox', 'content-type': 'application/json', 'user-agent': 'GuzzleHttp/7' });
+    expect(Object.keys(headers).filter((name) => /^x-.+-(signature|timestamp|event)$/.test(name))).toEqual([]);
+    const text = body.toString('utf8');
+    expect(text).not.toContain('\\/');
+    const ipn = JSON.parse(text) as { data: Record<string, unknown>; message: string; status: string; timestamp: number };
+    expect(Object.keys(ipn)).toEqual(['data', 'message', 'status', 'timestamp']);
+    expect(ipn).toMatchObject({ message: 'Payment Completed', status: 'completed', timestamp: 1_700_000_000 });
+    expect(Object.keys(ipn.data).at(-1)).toBe('trx_id');
+    expect(ipn.data).toMatchObject({
+      ref_trx: 'order-1001',
+      amount: 15_000,
+      currency_code: 'TZS',
+      environment: 'sandbox',
+      is_sandbox: true,
+    });
+    expect(run.stdout).toBe(`payment.completed ${String(ipn.data.trx_id)} (legacy IPN) -> ${url}: 200 OK\n`);
+    const event = await verifyWebhook({ payload: body, headers, secret: apiSecret, now: () => 1_700_000_000_000, environment: 'sandbox' });
+    expect(event).toMatchObject({
+      type: 'payment.completed',
+      format: 'legacy',
+      data: { trx_id: ipn.data.trx_id, merchant_ref: 'order-1001', amount: { value: 15_000, currency: 'TZS' } },
+    });
+    expect(event.id).toBeUndefined();
+  });
+
+  test('payment.failed, --environment production, --data over the IPN data; the API secret from BUSINESS_PAYMENTS_API_SECRET', async () => {
+    const run = await runCli(
+      [
+        'trigger',
+        'payment.failed',
+        '--url',
+        url,
+        '--format',
+        'legacy',
+        '--environment',
+        'production',
+        '--data',
+        '{"ref_trx":"order-7","amount":"99.50"}',
+      ],
+      { env: { BUSINESS_PAYMENTS_API_SECRET: apiSecret, BUSINESS_PAYMENTS_WEBHOOK_SECRET: 'whsec_not_this_one' } },
+    );
+    expect(run.code).toBe(0);
+    const { headers, body } = received();
+    expect(headers['x-environment']).toBe('production');
+    expect(headers['x-signature']).toBe(hex(apiSecret, body));
+    const event = await verifyWebhook({ payload: body, headers, secret: apiSecret, environment: 'production' });
+    expect(event).toMatchObject({
+      type: 'payment.failed',
+      format: 'legacy',
+      data: { status: 'failed', merchant_ref: 'order-7', amount: { value: 99.5 }, environment: 'production', is_sandbox: false },
+      legacy: { message: 'Payment Failed', status: 'failed' },
+    });
+  });
+
+  test.each([
+    [['invoice.paid', '--format', 'legacy'], /--format legacy sends payment.completed or payment.failed only/],
+    [['payment.completed', '--format', 'legacy', '--brand', 'Acme'], /--brand does not apply to --format legacy/],
+    [['payment.completed', '--format', 'old'], /--format must be current or legacy, got 'old'/],
+  ])('bad arguments %j: exit 2, nothing sent', async (args, reason) => {
+    expectUsageError(await runCli(['trigger', ...args, '--url', url, '--secret', 's'], { env: {} }), reason);
+    expect(deliveries).toHaveLength(0);
+  });
+
+  test('--format legacy without a secret names BUSINESS_PAYMENTS_API_SECRET', async () => {
+    expectUsageError(
+      await runCli(['trigger', 'payment.completed', '--url', url, '--format', 'legacy'], { env: {} }),
+      /--secret is not set: pass it or set BUSINESS_PAYMENTS_API_SECRET$/,
+    );
+  });
+
+  test('--help says what --format legacy sends and which secret signs it', async () => {
+    const run = await runCli(['trigger', '--help']);
+    expect(run.stdout).toMatch(/--format F/);
+    expect(run.stdout).toMatch(/earlier\s+generation's IPN/);
+    expect(run.stdout).toMatch(/API secret/);
+  });
+
+  test('--format current is the default form', async () => {
+    expect((await runCli(['trigger', 'payment.completed', '--url', url, '--secret', secret, '--format', 'current'])).code).toBe(0);
+    const { headers, body } = received();
+    expect(headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+    await expect(verifyWebhook({ payload: body, headers, secret })).resolves.toMatchObject({ format: 'current' });
   });
 });
 

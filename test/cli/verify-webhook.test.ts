@@ -57,8 +57,8 @@ describe('verify-webhook', () => {
   test('a valid delivery prints the event as pretty JSON and exits 0', async () => {
     const run = await verify();
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(run.stdout)).toEqual(event);
-    expect(run.stdout).toBe(`${JSON.stringify(event, null, 2)}\n`);
+    expect(JSON.parse(run.stdout)).toEqual({ ...event, format: 'current' });
+    expect(run.stdout).toBe(`${JSON.stringify({ ...event, format: 'current' }, null, 2)}\n`);
   });
 
   test('headers as a JSON object, absolute paths, a rotated secret list', async () => {
@@ -186,6 +186,126 @@ describe('verify-webhook', () => {
     const run = await runCli(['verify-webhook', '-h']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: business-payments verify-webhook --secret S --headers FILE --body FILE/);
+  });
+});
+
+describe('verify-webhook: a delivery of the earlier generation (X-Signature over the body, the API secret)', () => {
+  const apiSecret = 'test_secret_cli_legacy';
+  const ipn =
+    '{"data":{"ref_trx":"order-9","amount":"250.00","currency_code":"KES","customer_name":"Juma","environment":"production",' +
+    `"is_sandbox":false,"trx_id":"TRXLEGACY9"},"message":"Payment Completed","status":"completed","timestamp":${now}}`;
+  const legacyHeaders = (overrides: Record<string, string> = {}) =>
+    Object.entries({
+      'Content-Type': 'application/json',
+      'User-Agent': 'GuzzleHttp/7',
+      'X-Signature': createHmac('sha256', apiSecret).update(ipn).digest('hex'),
+      'X-Environment': 'production',
+      ...overrides,
+    })
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n');
+  const run = (...extra: string[]) =>
+    runCli(['verify-webhook', '--headers', 'ipn-headers.txt', '--body', 'ipn.json', '--now', String(now), ...extra], { cwd: dir, env: {} });
+
+  beforeAll(() => {
+    file('ipn.json', ipn);
+    file('ipn-headers.txt', legacyHeaders());
+  });
+
+  test('verified with the API secret: the payment event, format legacy, printed as JSON', async () => {
+    const result = await run('--secret', apiSecret, '--environment', 'production');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const event = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(event).toMatchObject({
+      type: 'payment.completed',
+      format: 'legacy',
+      created_at: new Date(now * 1000).toISOString(),
+      data: {
+        trx_id: 'TRXLEGACY9',
+        merchant_ref: 'order-9',
+        amount: { value: 250, currency: 'KES' },
+        status: 'completed',
+        environment: 'production',
+      },
+      legacy: { message: 'Payment Completed', timestamp: now },
+    });
+    expect(event).not.toHaveProperty('id');
+  });
+
+  test('a rotation list [webhook secret, API secret] verifies both forms', async () => {
+    expect((await run('--secret', secret, '--secret', apiSecret)).code).toBe(0);
+    const current = await runCli(
+      [
+        'verify-webhook',
+        '--secret',
+        secret,
+        '--secret',
+        apiSecret,
+        '--headers',
+        'headers.txt',
+        '--body',
+        'body.json',
+        '--now',
+        String(now),
+      ],
+      { cwd: dir },
+    );
+    expect(current.code).toBe(0);
+    expect(JSON.parse(current.stdout)).toMatchObject({ format: 'current' });
+  });
+
+  test('--format legacy takes the API secret from BUSINESS_PAYMENTS_API_SECRET', async () => {
+    const result = await runCli(
+      ['verify-webhook', '--headers', 'ipn-headers.txt', '--body', 'ipn.json', '--now', String(now), '--format', 'legacy'],
+      {
+        cwd: dir,
+        env: { BUSINESS_PAYMENTS_API_SECRET: apiSecret, BUSINESS_PAYMENTS_WEBHOOK_SECRET: 'whsec_not_this_one' },
+      },
+    );
+    expect(result.code).toBe(0);
+    expectUsageError(
+      await runCli(['verify-webhook', '--headers', 'ipn-headers.txt', '--body', 'ipn.json', '--format', 'legacy'], { cwd: dir, env: {} }),
+      /--secret is not set: pass it or set BUSINESS_PAYMENTS_API_SECRET$/,
+    );
+  });
+
+  test.each([
+    ['the webhook secret', ['--secret', secret], 'invalid_signature', /API secret/],
+    ['too old', ['--secret', apiSecret, '--now', String(now + 301)], 'timestamp_too_old', /s old/],
+    ['in the future', ['--secret', apiSecret, '--now', String(now - 301)], 'timestamp_in_future', /ahead/],
+    [
+      'the other environment',
+      ['--secret', apiSecret, '--environment', 'sandbox'],
+      'environment_mismatch',
+      /"production", expected "sandbox"/,
+    ],
+    ['--format current only', ['--secret', apiSecret, '--format', 'current'], 'missing_header', /Form 'legacy' refused/],
+  ])('%s: "invalid: <reason>: <message>", exit 1', async (_name, extra, reason, message) => {
+    const args = ['verify-webhook', '--headers', 'ipn-headers.txt', '--body', 'ipn.json', '--now', String(now)];
+    for (let i = 0; i < extra.length; i += 2) {
+      const at = args.indexOf(extra[i]!);
+      if (at >= 0) args[at + 1] = extra[i + 1]!;
+      else args.push(extra[i]!, extra[i + 1]!);
+    }
+    const result = await runCli(args, { cwd: dir, env: {} });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(new RegExp(`^invalid: ${reason}: \\S.*\\n$`));
+    expect(result.stderr).toMatch(message);
+  });
+
+  test('X-Environment disagreeing with the signed body, and a changed byte', async () => {
+    file('ipn-headers-sandbox.txt', legacyHeaders({ 'X-Environment': 'sandbox' }));
+    expect((await run('--secret', apiSecret, '--headers', 'ipn-headers-sandbox.txt')).stderr).toMatch(/^invalid: environment_mismatch: /);
+    file('ipn-changed.json', ipn.replace('Juma', 'Jumb'));
+    expect((await run('--secret', apiSecret, '--body', 'ipn-changed.json')).stderr).toMatch(/^invalid: invalid_signature: /);
+  });
+
+  test('--format must be current or legacy; --help names it', async () => {
+    expectUsageError(await run('--secret', apiSecret, '--format', 'spec'), /--format must be current or legacy, got 'spec'$/);
+    const help = await runCli(['verify-webhook', '--help']);
+    expect(help.stdout).toMatch(/--format F/);
+    expect(help.stdout).toMatch(/earlier\s+generation/);
   });
 });
 

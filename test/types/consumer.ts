@@ -90,5 +90,6 @@ export async function run(): Promise<void> {
   for await (const item of client.payments.list(params)) expectType<PaymentStatus>(item.status);
 
   const event = await verifyWebhook({ payload: '', headers: {}, secret: env.SECRET ?? '', toleranceSeconds: undefined });
-  if (event.type === 'payment.completed') expectType<string>(event.id);
+  // A payment event of the earlier generation's form has no id: format tells the forms apart.
+  if (event.type === 'payment.completed' && event.format === 'current') expectType<string>(event.id);
 }

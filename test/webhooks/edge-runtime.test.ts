@@ -14,7 +14,7 @@ import { loadNodeCrypto } from '../../src/internal/hmac.js';
 import { signWebhook } from '../../src/testing.js';
 import { verifyWebhook, verifyWebhookSignature } from '../../src/webhooks.js';
 import vectors from '../fixtures/webhooks/openssl-vectors.json';
-import { delivery, NOW, paymentEvent, SECRET, webhookSuite } from './suite.js';
+import { delivery, NOW, current, paymentEvent, SECRET, webhookSuite } from './suite.js';
 
 type Proc = { getBuiltinModule?: (id: string) => unknown };
 const proc = (globalThis as { process?: Proc }).process;
@@ -51,7 +51,7 @@ describe('edge-runtime environment', () => {
       await verifyWebhook({ payload: `${d.body as string} `, headers: d.headers, secret: SECRET, now: NOW }).catch((e: unknown) => e),
     );
     vi.unstubAllGlobals();
-    expect(outcomes.slice(0, 3)).toEqual([paymentEvent(), paymentEvent(), paymentEvent()]);
+    expect(outcomes.slice(0, 3)).toEqual([current(paymentEvent()), current(paymentEvent()), current(paymentEvent())]);
     expect(outcomes[3]).toMatchObject({ reason: 'invalid_signature' });
   });
 
@@ -60,7 +60,9 @@ describe('edge-runtime environment', () => {
     const d = await delivery();
     const verify = vi.spyOn(crypto.subtle, 'verify');
     const createHmac = nodeCrypto ? vi.spyOn(nodeCrypto, 'createHmac') : undefined;
-    await expect(verifyWebhook({ payload: d.body, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+    await expect(verifyWebhook({ payload: d.body, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(
+      current(paymentEvent()),
+    );
     expect(verify).toHaveBeenCalledTimes(1);
     expect(verify.mock.calls[0]![0]).toBe('HMAC');
     if (createHmac) expect(createHmac).not.toHaveBeenCalled();
@@ -93,6 +95,7 @@ describe('edge-runtime environment', () => {
         verifyWebhookSignature({ payload: v.body, headers, secret: v.secret, now: () => v.timestamp * 1000 }),
         v.name,
       ).resolves.toEqual({
+        format: 'current',
         timestamp: v.timestamp,
         signed: { timestamp: String(v.timestamp), body: v.body },
         unsignedEventHeader: headers['x-service-event'],

@@ -54,7 +54,7 @@ describe('openssl vectors', () => {
 
   describe.each(vectors.filter((v) => v.type !== ''))('$name', (v) => {
     test('verifyWebhook accepts it as string, Buffer, Uint8Array and ArrayBuffer', async () => {
-      const expected = JSON.parse(v.body);
+      const expected = { ...JSON.parse(v.body), format: 'current' };
       const bytes = new TextEncoder().encode(v.body);
       for (const payload of [v.body, Buffer.from(v.body), bytes, bytes.buffer]) {
         await expect(
@@ -64,6 +64,7 @@ describe('openssl vectors', () => {
       await expect(
         verifyWebhookSignature({ payload: v.body, headers: new Headers(headersOf(v)), secret: v.secret, now: clock(v) }),
       ).resolves.toEqual({
+        format: 'current',
         timestamp: v.timestamp,
         signed: { timestamp: String(v.timestamp), body: v.body },
         unsignedEventHeader: v.type,
@@ -72,7 +73,10 @@ describe('openssl vectors', () => {
 
     test('verifyWebhook accepts it from a Fetch Request', async () => {
       const request = new Request('https://merchant.example/hook', { method: 'POST', body: v.body, headers: headersOf(v) });
-      await expect(verifyWebhook(request, [v.secret], { now: clock(v, 299) })).resolves.toEqual(JSON.parse(v.body));
+      await expect(verifyWebhook(request, [v.secret], { now: clock(v, 299) })).resolves.toEqual({
+        ...JSON.parse(v.body),
+        format: 'current',
+      });
     });
 
     test('refused with the wrong secret, a changed body, or too late', async () => {
@@ -107,6 +111,7 @@ describe('openssl vectors', () => {
   test('not-json: the signature holds, the body is not an event', async () => {
     const v = vectors.find((x) => x.name === 'not-json')!;
     await expect(verifyWebhookSignature({ payload: v.body, headers: headersOf(v), secret: v.secret, now: clock(v) })).resolves.toEqual({
+      format: 'current',
       timestamp: v.timestamp,
       signed: { timestamp: String(v.timestamp), body: v.body },
       unsignedEventHeader: 'payment.completed',

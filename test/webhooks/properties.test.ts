@@ -8,7 +8,7 @@ import { ConfigurationError } from '../../src/core/base-error.js';
 import { signWebhook } from '../../src/testing.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/index.js';
 import { verifyWebhook, verifyWebhookSignature, WebhookVerificationError, type VerifyWebhookOptions } from '../../src/webhooks.js';
-import { concat, delivery, expectReason, fetchHeaders, NOW, paymentEvent, SECRET, sign, T } from './suite.js';
+import { concat, delivery, expectReason, fetchHeaders, NOW, current, paymentEvent, SECRET, sign, T } from './suite.js';
 
 const RUNS = { seed: 0x5eed_2024, numRuns: 200 };
 const PAYMENT_TYPES: readonly string[] = ['payment.completed', 'payment.failed'];
@@ -63,6 +63,7 @@ describe('every valid signing is accepted', () => {
           // The signed body is the payload given (an ArrayBuffer as a Uint8Array over it).
           const signedBody = payload instanceof ArrayBuffer ? new Uint8Array(payload) : payload;
           expect(result).toEqual({
+            format: 'current',
             timestamp: T + offset,
             signed: { timestamp: String(T + offset), body: signedBody },
             unsignedEventHeader: 'payment.completed',
@@ -125,7 +126,7 @@ describe('every valid signing is accepted', () => {
           else payload.type = typeField === 'header' ? type : null;
           const { body, headers } = await signWebhook({ payload, secret, timestamp: T + offset, type });
           const result = await verifyWebhook({ payload: body, headers, secret: secrets, now: NOW, toleranceSeconds: tolerance });
-          expect(result).toStrictEqual({ ...(JSON.parse(body) as object), type });
+          expect(result).toStrictEqual(current({ ...(JSON.parse(body) as object), type }));
         },
       ),
       RUNS,
@@ -180,6 +181,7 @@ describe('every valid signing is accepted', () => {
         const { amount, settlement } = sent.data;
         const expected = {
           ...sent,
+          format: 'current',
           data: {
             ...sent.data,
             ...('amount' in sent.data && { amount: read(amount) }),
@@ -220,7 +222,7 @@ describe('every valid signing is accepted', () => {
             'missing_header',
             /^Headers of more than one brand \(x-[a-z0-9-]+-signature, x-[a-z0-9-]+-signature\): pass brand\.$/,
           );
-        else await expect(call).resolves.toEqual(paymentEvent());
+        else await expect(call).resolves.toEqual(current(paymentEvent()));
       }),
       RUNS,
     );

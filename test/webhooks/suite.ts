@@ -145,8 +145,11 @@ export async function configurationError(promise: Promise<unknown>, message?: Re
  * and body, exactly as signed) apart from the unsigned event header.
  */
 export function signatureResult(body: string | Uint8Array, unsignedEventHeader = 'payment.completed', timestamp: number | string = T) {
-  return { timestamp: Number(timestamp), signed: { timestamp: String(timestamp), body }, unsignedEventHeader };
+  return { format: 'current', timestamp: Number(timestamp), signed: { timestamp: String(timestamp), body }, unsignedEventHeader };
 }
+
+/** What verifyWebhook resolves to for a delivery of the current form: the event as sent, with `format: 'current'`. */
+export const current = <E extends object>(event: E) => ({ ...event, format: 'current' as const });
 
 /** verifyWebhook with the standard delivery's defaults (clock at T, SECRET). */
 export function verify(options: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'payload' | 'headers'>) {
@@ -179,7 +182,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
     describe('a valid delivery', () => {
       test('verifyWebhook returns the parsed event; verifyWebhookSignature the signed parts and the unsigned event header', async () => {
         const d = await delivery();
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current(paymentEvent()));
         await expect(verifySignature({ payload: d.body, headers: d.headers })).resolves.toEqual(signatureResult(d.body));
       });
 
@@ -191,7 +194,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         expect(new TextDecoder().decode(view)).toBe(d.body);
         const payloads = [d.body, bytes, bytes.buffer.slice(0), view];
         for (const payload of payloads) {
-          await expect(verify({ payload, headers: d.headers })).resolves.toEqual(paymentEvent());
+          await expect(verify({ payload, headers: d.headers })).resolves.toEqual(current(paymentEvent()));
         }
       });
 
@@ -200,7 +203,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const bytes = encoder.encode(d.body as string);
         const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
         shared.set(bytes);
-        await expect(verify({ payload: shared, headers: d.headers })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: shared, headers: d.headers })).resolves.toEqual(current(paymentEvent()));
       });
 
       test('headers as Fetch Headers, lower-case object, mixed-case object, and arrays of equal copies', async () => {
@@ -213,7 +216,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         };
         const arrays = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, [v, v]]));
         for (const headers of [fetchHeaders(d.headers), d.headers, mixed, arrays]) {
-          await expect(verify({ payload: d.body, headers, environment: 'sandbox' })).resolves.toEqual(paymentEvent());
+          await expect(verify({ payload: d.body, headers, environment: 'sandbox' })).resolves.toEqual(current(paymentEvent()));
         }
       });
 
@@ -227,27 +230,29 @@ export function webhookSuite(runtime: SuiteRuntime): void {
           more: true,
         };
         const d = await delivery({ event });
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(event);
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current(event));
       });
 
       test('a non-ASCII body is signed over its UTF-8 bytes, as string or bytes', async () => {
         const event = paymentEvent({ id: 'evt_ünïcödé', data: { ...(paymentEvent().data as object), merchant_ref: 'café 東京 🎉' } });
         const d = await delivery({ event });
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(event);
-        await expect(verify({ payload: encoder.encode(d.body as string), headers: d.headers })).resolves.toEqual(event);
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current(event));
+        await expect(verify({ payload: encoder.encode(d.body as string), headers: d.headers })).resolves.toEqual(current(event));
       });
 
       test('an upper-case hex signature and a sha256= prefix are tolerated', async () => {
         const d = await delivery();
         for (const signature of [d.signature.toUpperCase(), `sha256=${d.signature}`]) {
           const headers = { ...d.headers, 'x-service-signature': signature };
-          await expect(verify({ payload: d.body, headers })).resolves.toEqual(paymentEvent());
+          await expect(verify({ payload: d.body, headers })).resolves.toEqual(current(paymentEvent()));
         }
       });
 
       test('without `now`, the real clock is used', async () => {
         const fresh = await delivery({ timestamp: Math.floor(Date.now() / 1000) });
-        await expect(verifyWebhook({ payload: fresh.body, headers: fresh.headers, secret: SECRET })).resolves.toEqual(paymentEvent());
+        await expect(verifyWebhook({ payload: fresh.body, headers: fresh.headers, secret: SECRET })).resolves.toEqual(
+          current(paymentEvent()),
+        );
         const stale = await delivery({ timestamp: Math.floor(Date.now() / 1000) - 3600 });
         await expectReason(verifyWebhook({ payload: stale.body, headers: stale.headers, secret: SECRET }), 'timestamp_too_old');
       });
@@ -291,12 +296,14 @@ export function webhookSuite(runtime: SuiteRuntime): void {
           /x-service-signature.*x-acme-signature|x-acme-signature.*x-service-signature/,
         );
         await expectReason(verify({ payload: service.body, headers: fetchHeaders(both) }), 'missing_header', /brand/);
-        await expect(verify({ payload: service.body, headers: both, brand: 'Service' })).resolves.toEqual(paymentEvent());
-        await expect(verify({ payload: service.body, headers: fetchHeaders(both), brand: 'service' })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: service.body, headers: both, brand: 'Service' })).resolves.toEqual(current(paymentEvent()));
+        await expect(verify({ payload: service.body, headers: fetchHeaders(both), brand: 'service' })).resolves.toEqual(
+          current(paymentEvent()),
+        );
         // Pinned to Acme: its signature was made with another secret.
         await expectReason(verify({ payload: service.body, headers: both, brand: 'ACME' }), 'invalid_signature');
         await expect(verify({ payload: service.body, headers: both, brand: 'Acme', secret: 'whsec_acme_other' })).resolves.toEqual(
-          paymentEvent(),
+          current(paymentEvent()),
         );
       });
 
@@ -304,9 +311,9 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         // Both signatures valid: only the ambiguity can refuse this delivery.
         const service = await delivery();
         const acme = await delivery({ brand: 'Acme' });
-        await expect(verify({ payload: acme.body, headers: acme.headers })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: acme.body, headers: acme.headers })).resolves.toEqual(current(paymentEvent()));
         await expectReason(verify({ payload: service.body, headers: { ...service.headers, ...acme.headers } }), 'missing_header', /brand/);
-        await expect(verify({ payload: service.body, headers: service.headers })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: service.body, headers: service.headers })).resolves.toEqual(current(paymentEvent()));
         await expectReason(
           verify({ payload: service.body, headers: fetchHeaders({ ...acme.headers, ...service.headers }) }),
           'missing_header',
@@ -322,8 +329,10 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('a custom brand is found by suffix', async () => {
         const d = await delivery({ brand: 'Pay-Hub' });
         expect(d.headers['x-pay-hub-signature']).toBeDefined();
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(paymentEvent());
-        await expect(verify({ payload: d.body, headers: fetchHeaders(d.headers), brand: 'Pay-Hub' })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current(paymentEvent()));
+        await expect(verify({ payload: d.body, headers: fetchHeaders(d.headers), brand: 'Pay-Hub' })).resolves.toEqual(
+          current(paymentEvent()),
+        );
       });
     });
 
@@ -390,7 +399,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const other = await delivery({ secret: 'whsec_other' });
         await expect(
           verify({ payload: d.body, headers: { ...d.headers, 'x-service-signature': [other.signature, d.signature] } }),
-        ).resolves.toEqual(paymentEvent());
+        ).resolves.toEqual(current(paymentEvent()));
         await expectReason(
           verify({ payload: d.body, headers: { ...d.headers, 'x-service-signature': [other.signature, 'junk'] } }),
           'invalid_signature',
@@ -410,7 +419,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       ] as const)('delivery stamped %i s from now (default tolerance 300)', async (offset, reason) => {
         const d = await delivery({ timestamp: T + offset });
         const call = verify({ payload: d.body, headers: d.headers });
-        if (reason === null) await expect(call).resolves.toEqual(paymentEvent());
+        if (reason === null) await expect(call).resolves.toEqual(current(paymentEvent()));
         else await expectReason(call, reason, /tolerance 300 s/);
       });
 
@@ -432,20 +441,24 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       ] as const)('toleranceSeconds %i, stamped %i s from now', async (toleranceSeconds, offset, reason) => {
         const d = await delivery({ timestamp: T + offset });
         const call = verify({ payload: d.body, headers: d.headers, toleranceSeconds });
-        if (reason === null) await expect(call).resolves.toEqual(paymentEvent());
+        if (reason === null) await expect(call).resolves.toEqual(current(paymentEvent()));
         else await expectReason(call, reason);
       });
 
       test('toleranceSeconds: undefined means the default', async () => {
         const d = await delivery({ timestamp: T - 300 });
-        await expect(verify({ payload: d.body, headers: d.headers, toleranceSeconds: undefined })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers, toleranceSeconds: undefined })).resolves.toEqual(
+          current(paymentEvent()),
+        );
         const old = await delivery({ timestamp: T - 301 });
         await expectReason(verify({ payload: old.body, headers: old.headers, toleranceSeconds: undefined }), 'timestamp_too_old');
       });
 
       test('the clock counts whole seconds: 300.999 s is still inside, 301 s is not', async () => {
         const d = await delivery({ timestamp: T });
-        await expect(verify({ payload: d.body, headers: d.headers, now: () => (T + 300) * 1000 + 999 })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers, now: () => (T + 300) * 1000 + 999 })).resolves.toEqual(
+          current(paymentEvent()),
+        );
         await expectReason(verify({ payload: d.body, headers: d.headers, now: () => (T + 301) * 1000 }), 'timestamp_too_old');
       });
 
@@ -598,7 +611,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         }
         // The same body as an event whose payload the spec does not show: accepted, typed by the header.
         const d = await delivery({ event: typeless, type: 'invoice.paid' });
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual({ ...typeless, type: 'invoice.paid' });
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current({ ...typeless, type: 'invoice.paid' }));
       });
 
       test('options that are not an object', async () => {
@@ -613,7 +626,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('environment set: the header must equal it', async () => {
         const production = await delivery({ environment: 'production' });
         await expect(verify({ payload: production.body, headers: production.headers, environment: 'production' })).resolves.toEqual(
-          paymentEvent(),
+          current(paymentEvent()),
         );
         await expectReason(
           verify({ payload: production.body, headers: production.headers, environment: 'sandbox' }),
@@ -638,7 +651,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('environment not set: the header is not checked', async () => {
         for (const environment of [null, 'production', 'anything']) {
           const d = await delivery({ environment });
-          await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(paymentEvent());
+          await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current(paymentEvent()));
         }
       });
 
@@ -655,7 +668,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('signed holds exactly the parts the HMAC covered; the event header is named unsigned', async () => {
         const d = await delivery();
         const result = await verifySignature({ payload: d.body, headers: d.headers });
-        expect(Object.keys(result).sort()).toEqual(['signed', 'timestamp', 'unsignedEventHeader']);
+        expect(Object.keys(result).sort()).toEqual(['format', 'signed', 'timestamp', 'unsignedEventHeader']);
         expect(Object.keys(result.signed).sort()).toEqual(['body', 'timestamp']);
         expect(result).not.toHaveProperty('eventType');
         // Re-signing `<signed.timestamp>.<signed.body>` gives the delivery's signature.
@@ -714,7 +727,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         ],
       ])('%s: accepted, as sent', async (_label, type, event) => {
         const d = await delivery({ event, type });
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toStrictEqual(event);
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toStrictEqual(current(event));
       });
 
       test("a body without a type takes the event header's, so event.type is always there", async () => {
@@ -726,7 +739,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         ] as const) {
           const d = await delivery({ body, type });
           const event = await verify({ payload: d.body, headers: d.headers });
-          expect(event).toStrictEqual({ ...(JSON.parse(body) as object), type });
+          expect(event).toStrictEqual(current({ ...(JSON.parse(body) as object), type }));
           expect(event.type).toBe(type);
         }
       });
@@ -777,11 +790,11 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         };
         const event = { ...envelope, created_at: 1_700_000_000, data, more: [1, null] };
         const d = await delivery({ event });
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toStrictEqual(event);
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toStrictEqual(current(event));
         // The bare minimum: an id, the type, and data.trx_id.
         const minimal = { id: 'evt_1', type: 'payment.completed', data: { trx_id: 'TRX1' } };
         const m = await delivery({ event: minimal });
-        await expect(verify({ payload: m.body, headers: m.headers })).resolves.toStrictEqual(minimal);
+        await expect(verify({ payload: m.body, headers: m.headers })).resolves.toStrictEqual(current(minimal));
       });
     });
 
@@ -807,9 +820,15 @@ export function webhookSuite(runtime: SuiteRuntime): void {
     describe('secrets', () => {
       test('rotation: an array of secrets, any one may match', async () => {
         const d = await delivery();
-        await expect(verify({ payload: d.body, headers: d.headers, secret: ['whsec_old_one', SECRET] })).resolves.toEqual(paymentEvent());
-        await expect(verify({ payload: d.body, headers: d.headers, secret: [SECRET, 'whsec_new_one'] })).resolves.toEqual(paymentEvent());
-        await expect(verify({ payload: d.body, headers: d.headers, secret: Object.freeze([SECRET]) })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers, secret: ['whsec_old_one', SECRET] })).resolves.toEqual(
+          current(paymentEvent()),
+        );
+        await expect(verify({ payload: d.body, headers: d.headers, secret: [SECRET, 'whsec_new_one'] })).resolves.toEqual(
+          current(paymentEvent()),
+        );
+        await expect(verify({ payload: d.body, headers: d.headers, secret: Object.freeze([SECRET]) })).resolves.toEqual(
+          current(paymentEvent()),
+        );
         await expectReason(verify({ payload: d.body, headers: d.headers, secret: ['whsec_a', 'whsec_b'] }), 'invalid_signature');
       });
 
@@ -877,7 +896,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
 
       test('toleranceSeconds at the edges of its range is accepted', async () => {
         const d = await delivery({ timestamp: T - 3600 });
-        await expect(verify({ payload: d.body, headers: d.headers, toleranceSeconds: 3600 })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers, toleranceSeconds: 3600 })).resolves.toEqual(current(paymentEvent()));
         await expectReason(verify({ payload: d.body, headers: d.headers, toleranceSeconds: Number.MIN_VALUE }), 'timestamp_too_old');
       });
 
@@ -937,11 +956,11 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         expect(hmac).toHaveBeenCalledTimes(3 * runtime.callsPerHmac);
         hmac.mockClear();
         await expect(verify({ payload: d.body, headers: d.headers, secret: ['whsec_a', SECRET, 'whsec_c'] })).resolves.toEqual(
-          paymentEvent(),
+          current(paymentEvent()),
         );
         expect(hmac).toHaveBeenCalledTimes(2 * runtime.callsPerHmac);
         hmac.mockClear();
-        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(paymentEvent());
+        await expect(verify({ payload: d.body, headers: d.headers })).resolves.toEqual(current(paymentEvent()));
         expect(hmac).toHaveBeenCalledTimes(1 * runtime.callsPerHmac);
       });
     });
@@ -958,7 +977,7 @@ export function webhookSuite(runtime: SuiteRuntime): void {
       test('verifies, and leaves the body readable', async () => {
         const d = await delivery();
         const req = request(d);
-        await expect(verifyWebhook(req, SECRET, { now: NOW })).resolves.toEqual(paymentEvent());
+        await expect(verifyWebhook(req, SECRET, { now: NOW })).resolves.toEqual(current(paymentEvent()));
         expect(req.bodyUsed).toBe(false);
         await expect(req.text()).resolves.toBe(d.body);
       });
@@ -977,11 +996,11 @@ export function webhookSuite(runtime: SuiteRuntime): void {
         const d = await delivery({ brand: 'Acme', environment: 'production', timestamp: T - 20 });
         await expect(
           verifyWebhook(request(d), SECRET, { now: NOW, environment: 'production', brand: 'Acme', toleranceSeconds: 30 }),
-        ).resolves.toEqual(paymentEvent());
+        ).resolves.toEqual(current(paymentEvent()));
         await expectReason(verifyWebhook(request(d), SECRET, { now: NOW, toleranceSeconds: 10 }), 'timestamp_too_old');
         await expectReason(verifyWebhook(request(d), SECRET, { now: NOW, environment: 'sandbox' }), 'environment_mismatch');
         const sneaky = { now: NOW, payload: 'other', headers: {}, secret: 'other' } as never;
-        await expect(verifyWebhook(request(d), SECRET, sneaky)).resolves.toEqual(paymentEvent());
+        await expect(verifyWebhook(request(d), SECRET, sneaky)).resolves.toEqual(current(paymentEvent()));
       });
 
       test('refusals on a Request', async () => {

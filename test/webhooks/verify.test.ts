@@ -19,6 +19,8 @@ import {
   WebhookVerificationError,
   type InvoicePaidEvent,
   type KnownWebhookEvent,
+  type LegacyPaymentCompletedEvent,
+  type LegacyPaymentFailedEvent,
   type PaymentCompletedEvent,
   type PaymentFailedEvent,
   type UnknownWebhookEvent,
@@ -29,7 +31,7 @@ import {
   type WebhookPayload,
 } from '../../src/webhooks.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/index.js';
-import { configurationError, delivery, expectReason, fetchHeaders, NOW, paymentEvent, SECRET, T, webhookSuite } from './suite.js';
+import { configurationError, delivery, expectReason, fetchHeaders, NOW, current, paymentEvent, SECRET, T, webhookSuite } from './suite.js';
 
 type NodeCryptoModule = typeof import('node:crypto');
 const nodeCrypto = process.getBuiltinModule('node:crypto') as NodeCryptoModule;
@@ -47,7 +49,9 @@ describe('HMAC path in Node', () => {
     const subtle = vi.spyOn(crypto.subtle, 'verify');
     const hash = vi.spyOn(nodeCrypto, 'hash');
     const timingSafeEqual = vi.spyOn(nodeCrypto, 'timingSafeEqual');
-    await expect(verifyWebhook({ payload: d.body, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+    await expect(verifyWebhook({ payload: d.body, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(
+      current(paymentEvent()),
+    );
     expect(hash).toHaveBeenCalledTimes(2);
     expect(hash).toHaveBeenCalledWith('sha256', expect.any(Uint8Array), 'buffer');
     expect(timingSafeEqual).toHaveBeenCalledTimes(1);
@@ -64,7 +68,7 @@ describe('HMAC path in Node', () => {
       (error: unknown) => error,
     );
     vi.unstubAllGlobals();
-    expect(outcome).toEqual(paymentEvent());
+    expect(outcome).toEqual(current(paymentEvent()));
   });
 });
 
@@ -76,7 +80,7 @@ describe('Node inputs', () => {
     const joined = Buffer.concat([Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))]);
     const sliced = Buffer.from(`xx${body}yy`).subarray(2, 2 + Buffer.byteLength(body));
     for (const payload of [pooled, joined, sliced]) {
-      await expect(verifyWebhook({ payload, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+      await expect(verifyWebhook({ payload, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(current(paymentEvent()));
     }
     const changed = Buffer.from(body);
     changed[changed.length - 2]! ^= 0x20;
@@ -95,7 +99,9 @@ describe('Node inputs', () => {
       message: expect.stringContaining('looks base64-encoded: decode it first'),
     });
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-    await expect(verifyWebhook({ payload: decoded, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+    await expect(verifyWebhook({ payload: decoded, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(
+      current(paymentEvent()),
+    );
     // A JSON body with a wrong secret gets no such hint.
     const wrong = await verifyWebhook({ payload: d.body, headers: d.headers, secret: 'whsec_other', now: NOW }).catch(
       (error: Error) => error.message,
@@ -112,7 +118,7 @@ describe('Node inputs', () => {
     expect(foreignBytes instanceof Uint8Array).toBe(false);
     expect(foreignBuffer instanceof ArrayBuffer).toBe(false);
     for (const payload of [foreignBytes, foreignBuffer]) {
-      await expect(verifyWebhook({ payload, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+      await expect(verifyWebhook({ payload, headers: d.headers, secret: SECRET, now: NOW })).resolves.toEqual(current(paymentEvent()));
     }
   });
 
@@ -124,14 +130,14 @@ describe('Node inputs', () => {
       headers: new EdgeHeaders(d.headers),
     });
     expect(request instanceof Request).toBe(false);
-    await expect(verifyWebhook(request as unknown as Request, SECRET, { now: NOW })).resolves.toEqual(paymentEvent());
+    await expect(verifyWebhook(request as unknown as Request, SECRET, { now: NOW })).resolves.toEqual(current(paymentEvent()));
     await expect(request.text()).resolves.toBe(d.body);
   });
 
   test('IncomingHttpHeaders-shaped objects: undefined values and set-cookie arrays are ignored', async () => {
     const d = await delivery();
     const headers: IncomingHttpHeaders = { ...d.headers, 'set-cookie': ['a=1', 'b=2'], 'x-missing': undefined, host: 'merchant.example' };
-    await expect(verifyWebhook({ payload: d.body, headers, secret: SECRET, now: NOW })).resolves.toEqual(paymentEvent());
+    await expect(verifyWebhook({ payload: d.body, headers, secret: SECRET, now: NOW })).resolves.toEqual(current(paymentEvent()));
   });
 
   test('a real node:http server with the raw body (what express.raw gives)', async () => {
@@ -176,7 +182,7 @@ describe('Node inputs', () => {
         'Content-Type': 'application/json',
       };
       expect(await post('/', body, wire)).toBe(204);
-      expect(results.pop()).toEqual(event);
+      expect(results.pop()).toEqual(current(event));
       expect(await post('/', `${body} `, wire)).toBe(401);
       expect(results.pop()).toBe('invalid_signature');
       // Equal repeated timestamps: req.headers joins them ("T, T"), headersDistinct keeps copies.
@@ -184,7 +190,7 @@ describe('Node inputs', () => {
       expect(await post('/', body, repeated)).toBe(400);
       expect(results.pop()).toBe('invalid_timestamp');
       expect(await post('/distinct', body, repeated)).toBe(204);
-      expect(results.pop()).toEqual(event);
+      expect(results.pop()).toEqual(current(event));
       const differing = { ...wire, 'X-Service-Timestamp': [String(T), String(T + 1)] };
       expect(await post('/distinct', body, differing)).toBe(400);
       expect(results.pop()).toBe('invalid_timestamp');
@@ -285,7 +291,7 @@ describe('types', () => {
     expectTypeOf<Extract<WebhookEvent, UnknownWebhookEvent>>().not.toBeNever();
     expectTypeOf<WebhookEvent>().toEqualTypeOf<KnownWebhookEvent | UnknownWebhookEvent>();
 
-    if (event.type === 'payment.completed') {
+    if (event.type === 'payment.completed' && event.format !== 'legacy') {
       expectTypeOf(event).toEqualTypeOf<PaymentCompletedEvent>();
       // Checked at run time: always there, always strings.
       expectTypeOf(event.id).toEqualTypeOf<string>();
@@ -306,7 +312,9 @@ describe('types', () => {
       switch (event.type) {
         case 'payment.completed':
         case 'payment.failed':
-          expectTypeOf(event).toEqualTypeOf<PaymentCompletedEvent | PaymentFailedEvent>();
+          expectTypeOf(event).toEqualTypeOf<
+            PaymentCompletedEvent | PaymentFailedEvent | LegacyPaymentCompletedEvent | LegacyPaymentFailedEvent
+          >();
           return `${event.data.merchant_ref}:${event.data.amount?.value}`;
         case 'invoice.paid':
           expectTypeOf(event).toEqualTypeOf<InvoicePaidEvent>();
@@ -364,6 +372,7 @@ describe('types', () => {
     expectTypeOf<Headers>().toExtend<WebhookHeaders>();
     expectTypeOf(verifyWebhookSignature).returns.resolves.toEqualTypeOf<VerifiedWebhookSignature>();
     expectTypeOf<VerifiedWebhookSignature>().toEqualTypeOf<{
+      format: 'current' | 'legacy';
       timestamp: number;
       signed: { timestamp: string; body: string | Uint8Array };
       unsignedEventHeader: string;

@@ -14,8 +14,22 @@ export function getBalance(_ctx: Ctx, req: ApiRequest): Response {
 
 /** Every field of the spec's Site info. */
 export function getSiteInfo(_ctx: Ctx, req: ApiRequest): Response {
+  return json(200, siteInfo(req.caller.base));
+}
+
+/** The earlier generation's site-info: the spec's fields plus security_message and branding, api_version "1.0". */
+export function getEarlierSiteInfo(_ctx: Ctx, req: ApiRequest): Response {
   const base = req.caller.base;
   return json(200, {
+    ...siteInfo(base),
+    api_version: '1.0',
+    security_message: 'Your payment is protected with bank-level security and encryption.',
+    branding: { logo: `${base}/assets/logo.svg`, primary_color: '#1a7f37', secondary_color: '#ffffff' },
+  });
+}
+
+function siteInfo(base: string) {
+  return {
     site_name: 'Business Payments Sandbox',
     site_logo: `${base}/assets/logo.svg`,
     site_url: base,
@@ -33,7 +47,7 @@ export function getSiteInfo(_ctx: Ctx, req: ApiRequest): Response {
     },
     api_version: SITE_API_VERSION,
     status: 'operational',
-  });
+  };
 }
 
 /** GET / for an API client (a browser gets the console): where the API and its description are. */
@@ -44,6 +58,11 @@ export function serviceIndex(base: string): Response {
     openapi: `${base}/api/v1/openapi.json`,
     console: `${base}/`,
   });
+}
+
+/** GET / for an API client when the sandbox plays the earlier generation (it serves no openapi.json). */
+export function earlierIndex(base: string): Response {
+  return json(200, { service: 'Business Payments API (simulated, earlier generation)', api: `${base}/api/v1`, console: `${base}/` });
 }
 
 /** The logo site_logo points at. */

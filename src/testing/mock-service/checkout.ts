@@ -3,7 +3,7 @@
 // processor would (PAYMENT_DECLINED), …/cancel fails it (CANCELED), each then redirecting (303) to the payment's success or cancel redirect. The link is
 // signed and time-limited (expires + signature query parameters).
 import type { Ctx } from './context.js';
-import { settlePayment, type PaymentRow } from './payments.js';
+import type { PaymentRow } from './payments.js';
 import { hmacHex } from './hmac.js';
 import { html, safeEqual } from './util.js';
 
@@ -59,6 +59,11 @@ export async function showCheckout(ctx: Ctx, trx: string, url: URL): Promise<Res
   if (row instanceof Response) return row;
   const merchant = ctx.state.merchants.find((m) => m.id === row.merchant_id);
   const action = (verb: string) => html(`${url.pathname.replace(/\/$/, '')}/${verb}${url.search}`);
+  // The earlier generation's sandbox checkout completes on any gateway, or is cancelled: no decline.
+  const decline =
+    ctx.generation === 'earlier'
+      ? ''
+      : `<form method="post" action="${action('decline')}"><button class="decline" type="submit">Decline (test a failed payment)</button></form>`;
   const gateways = row.merchant_payment_method_codes
     .map((code, i) => {
       const gateway = ctx.state.gateways.find((g) => g.code === code);
@@ -80,7 +85,7 @@ ${gateways}
 </fieldset><br>
 <button class="pay" type="submit">Pay ${html(row.amount)} ${html(row.currency)}</button>
 </form>
-<form method="post" action="${action('decline')}"><button class="decline" type="submit">Decline (test a failed payment)</button></form>
+${decline}
 <form method="post" action="${action('cancel')}"><button class="cancel" type="submit">Cancel</button></form>
 <p class="muted">Link expires ${html(row.expires_at)}</p>
 </div>`,
@@ -97,12 +102,14 @@ export async function submitCheckout(ctx: Ctx, trx: string, url: URL, verb: Chec
   if (verb === 'pay') {
     const chosen = form.get('gateway');
     const gateway = chosen && row.merchant_payment_method_codes.includes(chosen) ? chosen : row.merchant_payment_method_codes[0];
-    settlePayment(ctx, trx, 'success', { gateway: gateway ?? null });
+    ctx.settle(trx, 'success', { gateway: gateway ?? null });
   } else if (verb === 'decline') {
-    settlePayment(ctx, trx, 'failed', { reason: 'PAYMENT_DECLINED', message: 'Declined by the payment processor.' });
+    ctx.settle(trx, 'failed', { reason: 'PAYMENT_DECLINED', message: 'Declined by the payment processor.' });
   } else {
-    settlePayment(ctx, trx, 'failed', { reason: 'CANCELED', message: 'The customer canceled hosted checkout.' });
+    ctx.settle(trx, 'failed', { reason: 'CANCELED', message: 'The customer canceled hosted checkout.' });
   }
+  // The earlier generation sends its IPN synchronously: the customer is redirected after it.
+  if (ctx.generation === 'earlier' && ctx.autoRun) await ctx.scheduler.runDue();
   const target = verb === 'pay' ? row.success_redirect : row.cancel_redirect;
   const title = { pay: 'Payment successful', decline: 'Payment declined', cancel: 'Payment canceled' }[verb];
   return page(303, title, `<h1>${title}</h1><p><a href="${html(target)}">Return to the merchant</a></p>`, { Location: target });

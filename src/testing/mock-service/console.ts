@@ -8,8 +8,10 @@
 // that only a page of this origin can read (the console sends no CORS headers), so another
 // site open in the same browser cannot settle payments or send events.
 import type { Ctx } from './context.js';
-import { settlePayment, type PaymentRow } from './payments.js';
-import type { MockDeliveryAttempt, MockWebhookEvent } from './types.js';
+import { queueIpn, resendIpn } from './earlier-ipn.js';
+import type { EarlierPaymentRow } from './earlier-payments.js';
+import type { PaymentRow } from './payments.js';
+import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './types.js';
 import { formOf, type Exchange, type Step } from './router.js';
 import { html, safeEqual } from './util.js';
 import { isHttpUrl } from './validation.js';
@@ -101,12 +103,7 @@ async function settleAction(c: ConsoleContext, trx: string, form: URLSearchParam
   const reason = form.get('reason') ?? 'PAYMENT_DECLINED';
   if (outcome === 'failed' && !(reason in FAILURE_REASONS)) return badRequest(c, `Unknown failure reason ${reason}.`);
   if (row.status !== 'pending') return badRequest(c, `Payment ${trx} is already ${row.status}; only a pending payment can be settled.`);
-  settlePayment(
-    c.ctx,
-    trx,
-    outcome,
-    outcome === 'success' ? {} : { reason, message: FAILURE_REASONS[reason as keyof typeof FAILURE_REASONS] },
-  );
+  c.ctx.settle(trx, outcome, outcome === 'success' ? {} : { reason, message: FAILURE_REASONS[reason as keyof typeof FAILURE_REASONS] });
   await c.settle();
   return redirect(`${c.base}/console/payments/${encodeURIComponent(trx)}`);
 }
@@ -115,18 +112,21 @@ async function resendAction(c: ConsoleContext, id: string): Promise<Response> {
   const event = c.ctx.state.events.find((e) => e.id === id);
   if (!event) return notFound();
   if (!event.url) return badRequest(c, 'This event has no endpoint URL: there is nowhere to send it.');
-  await resendEvent(c.ctx, event);
+  await (event.generation === 'earlier' ? resendIpn(c.ctx, event) : resendEvent(c.ctx, event));
   return redirect(`${c.base}/console/events/${encodeURIComponent(id)}`);
 }
 
 async function testEventAction(c: ConsoleContext, form: URLSearchParams): Promise<Response> {
   const type = form.get('type') ?? '';
   const url = (form.get('url') ?? '').trim();
-  if (!(TEST_EVENT_TYPES as readonly string[]).includes(type)) return badRequest(c, `Unknown event type ${type}.`);
+  if (!testTypes(c.ctx).includes(type)) return badRequest(c, `Unknown event type ${type}.`);
   if (!isHttpUrl(url)) return badRequest(c, 'The URL must be an absolute http:// or https:// URL, e.g. http://localhost:3000/webhooks.');
   const merchant = c.ctx.state.merchants[0]!;
   const before = c.ctx.state.events.length;
-  c.ctx.emit({ merchant, environment: 'sandbox', type, url, data: sampleData(c.ctx, type) });
+  if (c.ctx.generation === 'earlier') {
+    const result = type === 'payment.completed' ? 'success' : 'failed';
+    queueIpn(c.ctx, { merchantId: merchant.id, environment: 'sandbox', url, data: sampleIpnData(c.ctx, merchant.name), result });
+  } else c.ctx.emit({ merchant, environment: 'sandbox', type, url, data: sampleData(c.ctx, type) });
   await c.settle();
   const event = c.ctx.state.events[before] ?? c.ctx.state.events.at(-1);
   return redirect(event ? `${c.base}/console/events/${encodeURIComponent(event.id)}` : `${c.base}/`);
@@ -151,21 +151,41 @@ function sampleData(ctx: Ctx, type: string): Record<string, unknown> {
   return { id: `${type.split('.')[0]}_test`, test: true };
 }
 
+/** Event types the console can send as a test on this generation (the earlier one has the IPN's two outcomes). */
+const testTypes = (ctx: Ctx): readonly string[] =>
+  ctx.generation === 'earlier' ? ['payment.completed', 'payment.failed'] : TEST_EVENT_TYPES;
+
+// A test IPN's data: the newest payment's echo, or a sample of the same fields.
+function sampleIpnData(ctx: Ctx, merchantName: string): Record<string, unknown> {
+  const row = [...ctx.state.payments.values()].at(-1) as EarlierPaymentRow | undefined;
+  if (row?.echo) return { ...row.echo, trx_id: row.trx_id };
+  return {
+    ref_trx: 'test-order',
+    description: 'Test IPN from the sandbox console',
+    merchant_name: merchantName,
+    amount: 100,
+    currency_code: 'USD',
+    environment: 'sandbox',
+    is_sandbox: true,
+    trx_id: 'TRXTEST000000001',
+  };
+}
+
 function home(c: ConsoleContext): string {
   const payments = [...c.ctx.state.payments.values()].slice(-LIST_LIMIT).reverse() as unknown as PaymentRow[];
   const events = c.ctx.state.events.slice(-LIST_LIMIT).reverse();
   const pending = payments.some((p) => p.status === 'pending') || events.some((e) => e.status === 'pending');
   const merchant = c.ctx.state.merchants[0];
-  return `<header><h1>Sandbox console</h1><p class="muted">Business Payments API (simulated) · API at <code>${html(c.base)}/api/v1</code> ·
-<a href="${html(c.base)}/api/v1/openapi.json">openapi.json</a></p></header>
+  const words = wording(c);
+  return `<header><h1>Sandbox console</h1><p class="muted">${words.header}</p></header>
 ${
   merchant
     ? `<details><summary>Sandbox credentials</summary><dl class="kv">
 <dt>Merchant key</dt><dd><code>${html(merchant.credentials.sandbox.merchantKey)}</code></dd>
 <dt>API key</dt><dd><code>${html(merchant.credentials.sandbox.apiKey)}</code></dd>
 <dt>API secret</dt><dd><code>${html(merchant.credentials.sandbox.apiSecret)}</code></dd>
-<dt>Webhook secret</dt><dd><code>${html(webhookSecretOf(merchant, 'sandbox'))}</code> (signs sandbox deliveries)</dd></dl>
-<p class="muted">Test credentials of this local sandbox only; production keys are never shown. Production deliveries are signed with the production webhook secret, not this one.</p></details>`
+${words.secret(merchant)}</dl>
+<p class="muted">Test credentials of this local sandbox only; production keys are never shown. ${words.production}</p></details>`
     : ''
 }
 <section id="payments"><h2>Payments <span class="muted">(newest ${LIST_LIMIT})</span></h2>
@@ -177,11 +197,33 @@ ${events.length === 0 ? '<p class="muted">No events yet: they are sent when a pa
 <section id="test-event"><h2>Send a test event</h2>
 <form method="post" action="${html(c.base)}/console/events/test" class="inline">
 ${tokenField(c)}
-<label>Type <select name="type">${TEST_EVENT_TYPES.map((t) => `<option>${html(t)}</option>`).join('')}</select></label>
+<label>Type <select name="type">${testTypes(c.ctx)
+    .map((t) => `<option>${html(t)}</option>`)
+    .join('')}</select></label>
 <label>URL <input name="url" type="url" required placeholder="http://localhost:3000/webhooks" size="40"></label>
 <button type="submit">Send</button></form>
-<p class="muted">A sandbox event, signed with the sandbox webhook secret and retried on the service's schedule (0, 3, 6, 12, 24 min) until a 2xx.</p></section>
+<p class="muted">${words.test}</p></section>
 ${pending ? LIVE : ''}`;
+}
+
+// What the home page says of the API, the signing secret and test events, per generation.
+function wording(c: ConsoleContext) {
+  const api = `API at <code>${html(c.base)}/api/v1</code>`;
+  if (c.ctx.generation === 'earlier') {
+    return {
+      header: `Business Payments API (simulated, earlier generation: initiate-payment, verify-payment, site-info) · ${api}`,
+      secret: (_m: MockMerchant) => '<dt>IPN signing key</dt><dd>the API secret above (this generation has no webhook secret)</dd>',
+      production: 'Production IPNs are signed with the production API secret.',
+      test: 'A sandbox IPN (Payment Completed / Payment Failed), signed with the sandbox API secret; retried only when it times out (3 tries).',
+    };
+  }
+  return {
+    header: `Business Payments API (simulated) · ${api} · <a href="${html(c.base)}/api/v1/openapi.json">openapi.json</a>`,
+    secret: (m: MockMerchant) =>
+      `<dt>Webhook secret</dt><dd><code>${html(webhookSecretOf(m, 'sandbox'))}</code> (signs sandbox deliveries)</dd>`,
+    production: 'Production deliveries are signed with the production webhook secret, not this one.',
+    test: "A sandbox event, signed with the sandbox webhook secret and retried on the service's schedule (0, 3, 6, 12, 24 min) until a 2xx.",
+  };
 }
 
 function paymentsTable(c: ConsoleContext, rows: PaymentRow[]): string {
@@ -264,7 +306,7 @@ function eventPage(c: ConsoleContext, id: string): Response {
 <dt>Signed with</dt><dd>${signedWith(c, e)}</dd><dt>URL</dt><dd>${html(e.url ?? '—')}</dd><dt>Attempts</dt><dd>${e.attempts}</dd><dt>Next retry</dt><dd>${next(c, e)}</dd></dl>
 ${e.url ? `<form method="post" action="${html(c.base)}/console/events/${html(encodeURIComponent(id))}/resend">${tokenField(c)}<button type="submit">Resend now</button></form>` : ''}
 <h2>Attempts</h2>${rows ? `<table><thead><tr><th>#</th><th>Sent</th><th>URL</th><th>Answer</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">No attempt yet.</p>'}
-<h2>Body</h2><pre>${html(JSON.stringify(e.payload, null, 2))}</pre>
+<h2>Body</h2><pre>${html(e.generation === 'earlier' ? e.body : JSON.stringify(e.payload, null, 2))}</pre>
 ${e.status === 'pending' ? LIVE : ''}`,
   );
 }
@@ -272,6 +314,10 @@ ${e.status === 'pending' ? LIVE : ''}`,
 // The secret is shown for sandbox events only; a production event names its secret.
 function signedWith(c: ConsoleContext, e: MockWebhookEvent): string {
   const merchant = c.ctx.state.merchants.find((m) => m.id === e.merchantId);
+  if (e.generation === 'earlier') {
+    if (e.environment !== 'sandbox') return 'the production API secret (not shown)';
+    return `the sandbox API secret <code>${html(merchant?.credentials.sandbox.apiSecret ?? '')}</code> (X-Signature, over the body alone)`;
+  }
   if (e.environment !== 'sandbox') return 'the production webhook secret (not shown)';
   return merchant ? `the sandbox webhook secret <code>${html(webhookSecretOf(merchant, 'sandbox'))}</code>` : 'the sandbox webhook secret';
 }

@@ -4,9 +4,26 @@ import type { MockMerchant, MockState } from './types.js';
 
 export type Environment = 'sandbox' | 'production';
 
+/** Which server the sandbox plays: the spec's (`current`) or the one deployed today (`earlier`). */
+export type Generation = 'current' | 'earlier';
+
+/** How a payment settles: success, or failed with a reason (codes of the current generation). */
+export type Settle = (
+  trx: string,
+  result: 'success' | 'failed',
+  detail?: { reason?: string | null; message?: string | null; gateway?: string | null },
+) => boolean;
+
 /** The service's internals, handed to each concern. */
 export interface Ctx {
   state: MockState;
+  generation: Generation;
+  /** Earlier generation: the framework's error pages carry exception, file, line and trace (Laravel's APP_DEBUG). */
+  debug: boolean;
+  /** Earlier generation: the merchant's fee on a payment, a fraction. */
+  merchantFeeRate: number;
+  /** Settles a pending payment as this generation does (false when it is not pending). */
+  settle: Settle;
   now: () => number;
   timeScale: number;
   autoRun: boolean;

@@ -110,3 +110,36 @@ export function defaultGateways(): MockGateway[] {
     { id: 6, code: 'sepa', name: 'SEPA Transfer', currency: 'EUR', active: true },
   ];
 }
+
+/**
+ * Credentials of the default merchant when the sandbox plays the earlier generation: sandbox
+ * keys start `test_` (the secret `test_secret_`, the merchant key `test_merchant_`),
+ * production keys carry no prefix. There is no webhook secret: the IPN is signed with the
+ * API secret of the payment's environment.
+ */
+export const EARLIER_CREDENTIALS = {
+  sandbox: { merchantKey: 'test_merchant_1001', apiKey: 'test_api_key_1001', apiSecret: 'test_secret_1001' },
+  production: { merchantKey: 'merchant-key-1001', apiKey: 'api-key-1001', apiSecret: 'api-secret-1001' },
+} as const;
+
+/** Timings of the earlier generation, in ms before `timeScale`. */
+export const EARLIER_TIMING = {
+  /** The payment link is a signed URL valid 900 minutes. */
+  checkoutLifetimeMs: 900 * 60_000,
+  /** An IPN attempt times out after 30 s. */
+  ipnTimeoutMs: 30_000,
+  /** Tries of an IPN that times out, 1 s apart. */
+  ipnTries: 3,
+  ipnRetryMs: 1_000,
+  /** The rate limit's fixed window. */
+  rateWindowMs: 60_000,
+} as const;
+
+/** The merchant's fee on a payment in the earlier generation (an option: merchantFeeRate). */
+export const EARLIER_FEE_RATE = 0.025;
+
+/** The default merchant of the earlier generation: the same shop with that generation's credentials. */
+export function earlierMerchant(): MockMerchant {
+  const { webhookSecret: _none, ...merchant } = defaultMerchant();
+  return { ...merchant, credentials: { sandbox: { ...EARLIER_CREDENTIALS.sandbox }, production: { ...EARLIER_CREDENTIALS.production } } };
+}

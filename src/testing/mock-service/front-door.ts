@@ -61,11 +61,15 @@ function setHeader(response: Response, name: string, value: string): void {
   }
 }
 
-// The message of an error answer, for the log: why the service refused.
+// The message of an error answer, for the log: why the service refused. The earlier
+// generation's bodies may carry only `error` (a sentence) or only `errors` (per field).
 function reasonOf(response: Response): string | undefined {
   try {
-    const message = (JSON.parse(RAW_TEXT.get(response) ?? '{}') as { message?: unknown }).message;
-    return typeof message === 'string' ? message : undefined;
+    const body = JSON.parse(RAW_TEXT.get(response) ?? '{}') as { message?: unknown; error?: unknown; errors?: unknown };
+    if (typeof body.message === 'string') return body.message;
+    if (typeof body.error === 'string') return body.error;
+    const first: unknown = body.errors && typeof body.errors === 'object' ? Object.values(body.errors)[0] : undefined;
+    return Array.isArray(first) && typeof first[0] === 'string' ? first[0] : undefined;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HandleContext } from './router.js';
 import type { MockServer } from './types.js';
+import { phpJson } from './php-json.js';
 import { RAW_TEXT } from './responses.js';
 
 type HandleWith = (request: Request, via: HandleContext) => Promise<Response>;
@@ -95,7 +96,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 /** Writes the head and body of a 4xx with the spec's error shape; the caller ends the response. */
 function writeError(res: ServerResponse, status: number, error: string, message: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ error, message });
+  const body = phpJson({ error, message });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
   res.write(body);
 }
@@ -112,7 +113,7 @@ function refuse(res: ServerResponse, status: number, error: string, message: str
  * becomes a request (CONNECT, an upgrade, a request the parser refuses).
  */
 function refuseOnSocket(socket: import('node:stream').Duplex, status: number, reason: string, message: string): void {
-  const body = JSON.stringify({ error: reason, message });
+  const body = phpJson({ error: reason, message });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -260,7 +261,7 @@ function requestListener(
     } catch (error) {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'Internal Server Error', message: error instanceof Error ? error.message : String(error) }));
+        res.end(phpJson({ error: 'Internal Server Error', message: error instanceof Error ? error.message : String(error) }));
       } else {
         res.destroy();
       }

@@ -41,3 +41,33 @@ export class RateLimiter {
     for (const [key, { times }] of this.#windows) if ((times.at(-1) ?? -Infinity) <= windowStart) this.#windows.delete(key);
   }
 }
+
+/**
+ * A fixed window per key (Laravel's RateLimiter, as the earlier generation uses it): the
+ * first hit opens a window of `windowMs`; up to `limit` hits count in it; the next hit after
+ * it ends opens a new one. A refused hit is not counted.
+ */
+export class FixedWindowLimiter {
+  readonly #windows = new Map<string, { start: number; count: number }>();
+  #hitsSinceSweep = 0;
+
+  /** Counts one hit at `now`; refused with the whole seconds until the window ends. */
+  hit(key: string, now: number, limit: number, windowMs: number): { allowed: true } | { allowed: false; retryAfter: number } {
+    if (++this.#hitsSinceSweep >= SWEEP_EVERY) this.#sweep(now, windowMs);
+    let window = this.#windows.get(key);
+    if (!window || now >= window.start + windowMs) this.#windows.set(key, (window = { start: now, count: 0 }));
+    if (window.count >= limit) return { allowed: false, retryAfter: Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)) };
+    window.count += 1;
+    return { allowed: true };
+  }
+
+  /** Keys with an open window (ended ones are swept, so the map stays bounded). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  #sweep(now: number, windowMs: number): void {
+    this.#hitsSinceSweep = 0;
+    for (const [key, { start }] of this.#windows) if (now >= start + windowMs) this.#windows.delete(key);
+  }
+}

@@ -1,8 +1,10 @@
 // The service's JSON and error responses (the spec's `{ error, message, errors? }` shape).
+// Bodies are encoded as PHP's json_encode writes them (php-json.ts): `\/`, `\uXXXX`, compact.
+import { phpJson, type PhpJsonFlags } from './php-json.js';
 
-/** A JSON response. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  const text = JSON.stringify(body);
+/** A JSON response, encoded as PHP does by default (or with `flags`). */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}, flags?: PhpJsonFlags): Response {
+  const text = phpJson(body, flags);
   const response = new Response(text, {
     status,
     headers: { 'Content-Type': 'application/json', ...headers },

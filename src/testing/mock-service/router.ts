@@ -1,11 +1,13 @@
 // The router of the simulated service: one table of rows (routes.ts), each a method, a path
 // pattern, the request steps that apply and a handler, tried in order. The first row whose
 // path, method and condition hold answers; a path only the API's rows know with another method
-// is a 405 that names theirs; anything else is a 404. Every other part of the site (console,
-// checkout, preflight) lists its own rows for a wrong method, so it answers in its own words.
+// is a 405 that names theirs; anything else is a 404. Both come from the table's fallback: the
+// spec's `{ error, message }` by default, Laravel's for the earlier generation
+// (laravel-errors.ts). Every other part of the site (console, checkout, preflight) lists its
+// own rows for a wrong method, so it answers in its own words.
 import type { Caller, Ctx } from './context.js';
 import type { IdempotencyStore } from './idempotency.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { FixedWindowLimiter, RateLimiter } from './rate-limit.js';
 import { errorResponse } from './responses.js';
 import { safeDecode } from './util.js';
 
@@ -30,6 +32,8 @@ export interface ServiceParts {
   consoleToken: string;
   /** The OpenAPI document with `server` as base (openapi.ts; handed in, as it reads the route table). */
   openApi: (server: string) => Record<string, unknown>;
+  /** The earlier generation's rate limit: a fixed 60 s window per merchant and IP. */
+  fixedWindow: FixedWindowLimiter;
 }
 
 /** One request on its way through a row: what the router read, and what the steps add. */
@@ -82,6 +86,14 @@ export interface Route {
   when?: (x: Exchange) => boolean;
   /** A segment that is not valid %-encoding: kept as sent, or this answer (default: the 404 of no route). */
   badSegment?: 'keep' | (() => Response);
+  /** Methods a 405 on this row's path names (default: an API row's own method; other rows none). */
+  allow?: readonly string[];
+}
+
+/** The answers for a path no row takes (404) and for a known path with another method (405). */
+export interface Fallback {
+  notFound: (x: Exchange) => Response;
+  notAllowed: (x: Exchange, allow: string[]) => Response;
 }
 
 /** An /api/v1 row: what the OpenAPI document describes. */
@@ -106,13 +118,14 @@ export function createRouter(
   routes: readonly Route[],
   service: ServiceParts,
   basePath: string,
+  fallback: Fallback = SPEC_FALLBACK,
 ): (request: Request, via: HandleContext) => Promise<Response> {
   const rows = routes.map(compile);
   return async (request, via) => {
     const x = await readExchange(request, via, service, basePath);
-    const picked = pick(rows, x);
+    const picked = pick(rows, x, fallback);
     if (picked instanceof Response) return picked;
-    const params = decodeParams(picked.row, picked.values, x);
+    const params = decodeParams(picked.row, picked.values, x, fallback);
     if (params instanceof Response) return params;
     x.params = params;
     return run(picked.row.route, x);
@@ -160,33 +173,40 @@ function answers(route: Route, method: string): boolean {
 }
 
 /** The first row that takes the request, with its path's captured segments; else the 404 or 405. */
-function pick(rows: Compiled[], x: Exchange): { row: Compiled; values: string[] } | Response {
+function pick(rows: Compiled[], x: Exchange, fallback: Fallback): { row: Compiled; values: string[] } | Response {
   const allowed = new Set<string>();
   for (const row of rows) {
     const match = row.pattern.exec(x.path);
     if (!match) continue;
     if (!answers(row.route, x.method)) {
-      if (isApiRoute(row.route)) allowed.add(row.route.method);
+      for (const method of row.route.allow ?? (isApiRoute(row.route) ? [row.route.method] : [])) allowed.add(method);
       continue;
     }
     if (row.route.when && !row.route.when(x)) continue;
     return { row, values: match.slice(1) };
   }
-  if (allowed.size === 0) return noRoute(x);
-  const allow = [...allowed].join(', ');
-  return errorResponse(405, 'Method Not Allowed', `${x.method} is not allowed on ${x.path}; use ${allow}.`, { headers: { Allow: allow } });
+  return allowed.size === 0 ? fallback.notFound(x) : fallback.notAllowed(x, [...allowed]);
 }
 
-const noRoute = (x: Exchange): Response => errorResponse(404, 'Not Found', `No route for ${x.method} ${x.path}.`);
+/** The spec's server: `{ error, message }` for a path no row takes and for a wrong method. */
+const SPEC_FALLBACK: Fallback = {
+  notFound: (x) => errorResponse(404, 'Not Found', `No route for ${x.method} ${x.path}.`),
+  notAllowed: (x, methods) => {
+    const allow = methods.join(', ');
+    return errorResponse(405, 'Method Not Allowed', `${x.method} is not allowed on ${x.path}; use ${allow}.`, {
+      headers: { Allow: allow },
+    });
+  },
+};
 
-function decodeParams(row: Compiled, values: string[], x: Exchange): Record<string, string> | Response {
+function decodeParams(row: Compiled, values: string[], x: Exchange, fallback: Fallback): Record<string, string> | Response {
   const params: Record<string, string> = {};
   for (const [i, name] of row.names.entries()) {
     const value = safeDecode(values[i]!);
     const { badSegment } = row.route;
     if (value !== null) params[name] = value;
     else if (badSegment === 'keep') params[name] = values[i]!;
-    else return badSegment ? badSegment() : noRoute(x);
+    else return badSegment ? badSegment() : fallback.notFound(x);
   }
   return params;
 }

@@ -68,7 +68,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
   api('GET', '/api/v1/openapi.json', 'getOpenApi', 'This document', (_ctx, req, x) => json(200, x.service.openApi(req.caller.base))),
 ];
 
-function row(method: Route['method'], path: string, handler: Handler, steps: readonly Step[] = [], more: Partial<Route> = {}): Route {
+/** One row of a route table. */
+export function row(
+  method: Route['method'],
+  path: string,
+  handler: Handler,
+  steps: readonly Step[] = [],
+  more: Partial<Route> = {},
+): Route {
   return { method, path, handler, steps, ...more };
 }
 
@@ -80,7 +87,7 @@ const FORM = [formToken];
 const KEEP = { badSegment: 'keep' } as const;
 
 /** The console's rows: its pages, its actions, and a 404 or 405 page for the rest of its paths. */
-const CONSOLE: Route[] = [
+export const CONSOLE: readonly Route[] = [
   row(PAGE, '/', consoleHome, VIEW),
   row(PAGE, '/console/?', consoleHome, VIEW),
   row(PAGE, '/console/payments/{trx}', consolePayment, VIEW, KEEP),
@@ -101,7 +108,7 @@ const notAllowedHere = (allow: string) => (x: Exchange) =>
   errorResponse(405, 'Method Not Allowed', `${x.method} is not allowed here.`, { headers: { Allow: allow } });
 
 /** The hosted checkout page (GET) and its buttons (POST …/pay, …/decline, …/cancel). */
-const CHECKOUT: Route[] = [
+export const CHECKOUT: readonly Route[] = [
   row('GET', '/checkout/{trx}/?', (x) => showCheckout(x.service.ctx, x.params.trx!, x.url), [], noCheckout),
   row(
     'POST',
@@ -114,7 +121,8 @@ const CHECKOUT: Route[] = [
   row('*', CHECKOUT_VERB, notAllowedHere('POST'), [], noCheckout),
 ];
 
-const wantsJson = (x: Exchange) => !/\btext\/html\b/.test(x.request.headers.get('accept') ?? '');
+/** The root's JSON index is for a client that does not ask for HTML. */
+export const wantsJson = (x: Exchange) => !/\btext\/html\b/.test(x.request.headers.get('accept') ?? '');
 
 /** The one route table: everything the service answers. */
 export const ROUTES: readonly Route[] = [

@@ -9,8 +9,10 @@
 // The parts: the state and its context (context.ts), the scheduler, the router over the one
 // route table (router.ts, routes.ts), the front door that stamps and logs each answer
 // (front-door.ts), and the adapters: msw handlers, a local HTTP server.
-import type { Ctx } from './context.js';
-import { DEFAULT_BASE_URL, defaultGateways, defaultMerchant } from './defaults.js';
+import type { Ctx, Generation } from './context.js';
+import { DEFAULT_BASE_URL, defaultGateways, defaultMerchant, EARLIER_FEE_RATE, earlierMerchant } from './defaults.js';
+import { settleEarlier } from './earlier-payments.js';
+import { EARLIER_ROUTES } from './earlier-routes.js';
 import { frontDoor, type HandleWith } from './front-door.js';
 import { startServer } from './http-server.js';
 import { DEFAULT_MAX_KEYS, IdempotencyStore } from './idempotency.js';
@@ -18,7 +20,8 @@ import { randomHex } from './ids.js';
 import { mswHandlers } from './msw.js';
 import { openApiDocument } from './openapi.js';
 import { settlePayment, type PaymentRow } from './payments.js';
-import { RateLimiter } from './rate-limit.js';
+import { LARAVEL_FALLBACK } from './laravel-errors.js';
+import { FixedWindowLimiter, RateLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
 import { ROUTES } from './routes.js';
 import { Scheduler } from './scheduler.js';
@@ -26,7 +29,10 @@ import type { MockServer, MockService, MockServiceOptions, MockState } from './t
 import { emitEvent, linkWebhookSecrets, webhookSecretOf } from './webhooks.js';
 
 /**
- * Creates the simulated Business Payments service: the spec's server side in memory.
+ * Creates the simulated Business Payments service: the spec's server side in memory, or,
+ * with `generation: 'earlier'`, the generation deployed today (three routes, its own error
+ * bodies, the IPN signed with the API secret; docs/testing.md). Every JSON answer is encoded
+ * as PHP's json_encode writes it (`\/`, `\uXXXX`).
  *
  * @example
  * ```ts
@@ -51,9 +57,26 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     idempotency: new IdempotencyStore(ctx.limits.idempotencyKeys),
     consoleToken: randomHex(16),
     openApi: openApiDocument,
+    fixedWindow: new FixedWindowLimiter(),
   };
-  const handleWith = frontDoor(ctx, createRouter(ROUTES, parts, basePath), options.onRequest);
+  const router =
+    ctx.generation === 'earlier' ? createRouter(EARLIER_ROUTES, parts, basePath, LARAVEL_FALLBACK) : createRouter(ROUTES, parts, basePath);
+  const handleWith = frontDoor(ctx, router, options.onRequest);
   return serviceOf(ctx, baseUrl, handleWith);
+}
+
+function generationOf(options: MockServiceOptions): Generation {
+  const generation = options.generation ?? 'current';
+  if (generation !== 'current' && generation !== 'earlier')
+    throw new RangeError("createMockService: generation must be 'current' or 'earlier'.");
+  return generation;
+}
+
+function feeRateOf(options: MockServiceOptions): number {
+  const rate = options.merchantFeeRate ?? EARLIER_FEE_RATE;
+  if (!Number.isFinite(rate) || rate < 0 || rate >= 1)
+    throw new RangeError('createMockService: merchantFeeRate must be a fraction in [0, 1).');
+  return rate;
 }
 
 /** The state, the clock, the scheduler and the settings every part of the service reads. */
@@ -63,8 +86,14 @@ function createContext(options: MockServiceOptions): Ctx {
   if (!Number.isFinite(timeScale) || timeScale < 0) throw new RangeError('createMockService: timeScale must be a finite number ≥ 0.');
   const autoRun = options.autoRun ?? true;
   const userFetch = options.fetch;
+  const generation = generationOf(options);
   const ctx: Ctx = {
-    state: initialState(options),
+    state: initialState(options, generation),
+    generation,
+    debug: options.debug ?? true,
+    merchantFeeRate: feeRateOf(options),
+    settle: (trx, result, detail) =>
+      generation === 'earlier' ? settleEarlier(ctx, trx, result, detail) : settlePayment(ctx, trx, result, detail),
     now,
     timeScale,
     autoRun,
@@ -88,10 +117,13 @@ function createContext(options: MockServiceOptions): Ctx {
   return ctx;
 }
 
-function initialState(options: MockServiceOptions): MockState {
-  const merchants = options.merchants ? structuredClone(options.merchants) : [defaultMerchant()];
+function initialState(options: MockServiceOptions, generation: Generation): MockState {
+  const merchants = options.merchants
+    ? structuredClone(options.merchants)
+    : [generation === 'earlier' ? earlierMerchant() : defaultMerchant()];
   if (merchants.length === 0) throw new RangeError('createMockService: merchants must hold at least one merchant.');
-  for (const merchant of merchants) linkWebhookSecrets(merchant);
+  // The earlier generation has no webhook secret (its IPN is signed with the API secret).
+  if (generation === 'current') for (const merchant of merchants) linkWebhookSecrets(merchant);
   return {
     merchants,
     gateways: options.gateways ? structuredClone(options.gateways) : defaultGateways(),
@@ -121,7 +153,7 @@ function serviceOf(ctx: Ctx, baseUrl: string, handleWith: HandleWith): MockServi
     handleWith,
     listen: async (listenOptions = {}) => tracked(servers, await startServer(handleWith, listenOptions)),
     get credentials() {
-      return credentialsOf(state);
+      return ctx.generation === 'earlier' ? earlierCredentialsOf(state) : credentialsOf(state);
     },
     state,
     runDue: () => scheduler.runDue(),
@@ -154,12 +186,24 @@ function credentialsOf(state: MockState): MockService['credentials'] {
   return { sandbox, production, webhookSecret: sandbox.webhookSecret };
 }
 
+// The earlier generation signs its IPN with the API secret: that is its "webhook secret".
+function earlierCredentialsOf(state: MockState): MockService['credentials'] {
+  const { sandbox, production } = state.merchants[0]!.credentials;
+  const withSecret = (c: typeof sandbox) => ({
+    merchantKey: c.merchantKey,
+    apiKey: c.apiKey,
+    apiSecret: c.apiSecret,
+    webhookSecret: c.apiSecret,
+  });
+  return { sandbox: withSecret(sandbox), production: withSecret(production), webhookSecret: sandbox.apiSecret };
+}
+
 async function completeCheckout(ctx: Ctx, trxId: string, outcome: 'success' | 'failed'): Promise<void> {
   if (outcome !== 'success' && outcome !== 'failed') throw new TypeError("completeCheckout: outcome must be 'success' or 'failed'.");
   const row = ctx.state.payments.get(trxId) as PaymentRow | undefined;
   if (!row) throw new Error(`completeCheckout: no payment ${JSON.stringify(trxId)}.`);
   if (row.status !== 'pending') throw new Error(`completeCheckout: payment ${trxId} is already ${row.status}.`);
   const failure = { reason: 'CANCELED', message: 'The customer canceled hosted checkout.' };
-  settlePayment(ctx, trxId, outcome, outcome === 'success' ? {} : failure);
+  ctx.settle(trxId, outcome, outcome === 'success' ? {} : failure);
   if (ctx.autoRun) await ctx.scheduler.runDue();
 }

@@ -10,7 +10,8 @@ export interface MockCredentials {
   /**
    * Secret that signs this environment's webhook deliveries: each environment has its own.
    * Sandbox default: the merchant's `webhookSecret`. Production default: the sandbox secret
-   * with `_live` appended (never the sandbox one itself).
+   * with `_live` appended (never the sandbox one itself). The earlier generation has no
+   * webhook secret and ignores this: its IPN is signed with `apiSecret`.
    */
   webhookSecret?: string;
 }
@@ -56,6 +57,21 @@ export interface MockGateway {
 
 /** Options of `createMockService`. */
 export interface MockServiceOptions {
+  /**
+   * Which server the sandbox plays. `current` (default): the spec's API. `earlier`: the
+   * generation deployed today (only initiate-payment, verify-payment and site-info; its own
+   * error bodies, verify shapes and rate limit; the IPN signed with the API secret and no
+   * timestamp header). See "The earlier generation" in docs/testing.md.
+   */
+  generation?: 'current' | 'earlier';
+  /**
+   * Earlier generation: Laravel's debug mode (APP_DEBUG, on in the shipped configuration):
+   * the framework's 404 and 405 JSON bodies also carry `exception`, `file`, `line` and
+   * `trace`, and its HTML 404 page the message. Default true.
+   */
+  debug?: boolean;
+  /** Earlier generation: the merchant's fee on a payment, a fraction (verify's `fee`; `amount` is then the net). Default 0.025. */
+  merchantFeeRate?: number;
   /** Merchants; default: one approved merchant (USD and TZS with wallets, EUR without). */
   merchants?: MockMerchant[];
   /** Gateways; default: card + paypal (USD), mpesa + tigopesa + airtelmoney (TZS), sepa (EUR). */
@@ -125,7 +141,17 @@ export interface MockWebhookEvent {
   payload: Record<string, unknown>;
   /** The exact body bytes (as text) sent on every attempt. */
   body: string;
-  /** `pending` while attempts remain, `delivered` after a 2xx, `abandoned` after the 5th failure, `no_endpoint` when there is no URL. */
+  /**
+   * `'earlier'` on an IPN of the earlier generation (the IPN carries no event id or type:
+   * `id` and `type` here are the sandbox's labels for the log and console); absent on the
+   * current generation's events.
+   */
+  generation?: 'earlier';
+  /**
+   * `pending` while attempts remain, `delivered` after a 2xx, `abandoned` after the 5th
+   * failure (an earlier-generation IPN: after a non-2xx, a refused connection or its third
+   * timeout), `no_endpoint` when there is no URL.
+   */
   status: 'pending' | 'delivered' | 'abandoned' | 'no_endpoint';
   /** Attempts made so far. */
   attempts: number;
@@ -213,7 +239,9 @@ export interface MockService {
   /**
    * Credentials of the default (first) merchant per environment, each with the webhook
    * secret that signs that environment's deliveries. `webhookSecret` at the top is the
-   * sandbox one (kept for older code; equal to `sandbox.webhookSecret`).
+   * sandbox one (kept for older code; equal to `sandbox.webhookSecret`). With
+   * `generation: 'earlier'` each `webhookSecret` is that environment's `apiSecret`: the
+   * earlier generation signs its IPN with the API secret (it has no webhook secret).
    */
   readonly credentials: { sandbox: Required<MockCredentials>; production: Required<MockCredentials>; webhookSecret: string };
   /** The records. */
@@ -222,7 +250,8 @@ export interface MockService {
   runDue(): Promise<void>;
   /**
    * Simulates the customer finishing (`success`) or cancelling (`failed`) hosted checkout of
-   * a pending payment, as the Pay / Cancel buttons of the checkout page do. With `autoRun`
+   * a pending payment, as the Pay / Cancel buttons of the checkout page do (either
+   * generation; on the earlier one it sends the IPN). With `autoRun`
    * it resolves after the first webhook attempt; otherwise call `runDue()` to deliver.
    * Throws for an unknown trx_id or a payment that is no longer pending.
    */

@@ -2,12 +2,15 @@
 // and 24 minutes after each failure (× timeScale), at most 5 attempts, then abandoned. A 2xx
 // answer is a delivery. Every attempt carries the same event id and body, signed afresh:
 // X-<Brand>-Signature = hex(HMAC-SHA256(webhook secret, "<timestamp>.<body>")), with the
-// secret of the event's environment (sandbox and production each have their own).
+// secret of the event's environment (sandbox and production each have their own). The body
+// is PHP's default json_encode (php-json.ts): `/` as `\/`, non-ASCII as `\uXXXX`, so it is
+// not what JSON.stringify(JSON.parse(body)) gives whenever a value carries either.
 import type { Ctx, EmitInput, Environment } from './context.js';
 import { TIMING, WEBHOOK_API_VERSION } from './defaults.js';
 import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './types.js';
 import { hmacHex } from './hmac.js';
 import { prefixedId } from './ids.js';
+import { phpJson } from './php-json.js';
 import { isoOffset } from './util.js';
 
 /**
@@ -78,7 +81,7 @@ export function emitEvent(ctx: Ctx, input: EmitInput): MockWebhookEvent {
     environment: input.environment,
     url: input.url,
     payload,
-    body: JSON.stringify(payload),
+    body: phpJson(payload),
     status: input.url ? 'pending' : 'no_endpoint',
     attempts: 0,
     nextAttemptAt: input.url ? ctx.now() : null,
