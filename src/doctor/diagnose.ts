@@ -131,7 +131,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     lacks('wallets', 'balance') ??
       (siteInfo.error ? { name: 'wallets', status: 'skip', detail: 'needs accepted credentials' } : await walletsCheck(client)),
   );
-  add(await webhookCheck(options, client.environment));
+  add(await webhookCheck(options, client.environment, generation === 'earlier'));
   add(
     lacks('contract', 'openapi.json') ??
       (siteInfo.error ? { name: 'contract', status: 'skip', detail: 'needs accepted credentials' } : await contractCheck(client)),
@@ -269,7 +269,30 @@ function testEvent(environment: 'sandbox' | 'production', now: number) {
   };
 }
 
-async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | 'production'): Promise<DiagnosisCheck> {
+/** doctor's test delivery in the earlier generation's IPN form (docs/cli.md shows it). */
+function legacyTestIpn(event: ReturnType<typeof testEvent>, webhookUrl: string): Record<string, unknown> {
+  const { data } = event;
+  return {
+    data: {
+      ref_trx: data.merchant_ref,
+      description: 'Business Payments doctor (test)',
+      ipn_url: webhookUrl,
+      customer_name: data.customer.name,
+      customer_email: data.customer.email,
+      merchant_name: 'Business Payments doctor',
+      amount: data.amount.value,
+      currency_code: data.amount.currency,
+      environment: data.environment,
+      is_sandbox: data.environment === 'sandbox',
+      trx_id: data.trx_id,
+    },
+    message: 'Payment Completed',
+    status: 'completed',
+    timestamp: Math.floor(Date.parse(event.created_at) / 1000),
+  };
+}
+
+async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | 'production', earlier: boolean): Promise<DiagnosisCheck> {
   const name = WEBHOOK_CHECK;
   if (!options.webhookUrl) return { name, status: 'skip', detail: 'no webhookUrl given' };
   if (environment === 'production' && !options.confirmProduction)
@@ -286,7 +309,7 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
       name,
       status: 'fail',
       detail: 'webhookSecret is not set (webhookUrl is)',
-      fix: 'Pass the webhook signing secret your endpoint verifies with.',
+      fix: 'Pass the webhook signing secret your endpoint verifies with (on the earlier generation, the API secret: it signs its IPN).',
     };
   // The rule of every secret: surrounding whitespace is refused, never trimmed.
   if (options.webhookSecret !== options.webhookSecret.trim())
@@ -299,7 +322,16 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
   const timeout = options.webhookTimeout ?? 10_000;
   const event = testEvent(environment, (options.now ?? Date.now)());
   try {
-    const { body, headers } = await signWebhook({ payload: event, secret: options.webhookSecret, environment });
+    // The earlier generation's endpoint gets the IPN form it will see (signed with the API
+    // secret: pass that as webhookSecret there), for the same test transaction.
+    const { body, headers } = earlier
+      ? await signWebhook({
+          format: 'legacy',
+          payload: legacyTestIpn(event, options.webhookUrl),
+          secret: options.webhookSecret,
+          environment,
+        })
+      : await signWebhook({ payload: event, secret: options.webhookSecret, environment });
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const answer = await fetchImpl(options.webhookUrl, {
       method: 'POST',

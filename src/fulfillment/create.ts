@@ -52,8 +52,11 @@ export interface FulfillmentOptions {
   /** Deliveries for the other environment are refused, and the client must be of this one. */
   environment: 'sandbox' | 'production';
   /**
-   * The webhook signing secret (an array during rotation). Checked by `createFulfillment`:
-   * not set, or leading or trailing whitespace (never trimmed), is a `ConfigurationError`.
+   * The webhook signing secret (an array during rotation). On the service's earlier
+   * generation, which has no webhook secret, the **API secret**: its IPN is signed with it
+   * (during a move between generations, `[webhookSecret, apiSecret]`). Checked by
+   * `createFulfillment`: not set, or leading or trailing whitespace (never trimmed), is a
+   * `ConfigurationError`.
    */
   secret: string | readonly string[];
   /** The `PaymentsClient` of that environment: it verifies every outcome before a handler runs. */

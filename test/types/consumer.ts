@@ -2,8 +2,11 @@
 // every `@ts-expect-error` below must be an error (an unused one fails the compile), and
 // every other line must compile.
 import {
+  paidAmount,
   PaymentsClient,
+  RouteNotSupportedError,
   type BalanceResult,
+  type ServiceGeneration,
   type Payment,
   type PaymentListParams,
   type PaymentStatus,
@@ -92,4 +95,36 @@ export async function run(): Promise<void> {
   const event = await verifyWebhook({ payload: '', headers: {}, secret: env.SECRET ?? '', toleranceSeconds: undefined });
   // A payment event of the earlier generation's form has no id: format tells the forms apart.
   if (event.type === 'payment.completed' && event.format === 'current') expectType<string>(event.id);
+  if (event.type === 'payment.completed' && event.format === 'legacy') {
+    expectType<undefined>(event.id);
+    expectType<string>(event.data.trx_id);
+    expectType<string | null | undefined>(event.data.merchant_ref);
+  }
+  // @ts-expect-error 'legacy' is a webhook format, not a formats list
+  await verifyWebhook({ payload: '', headers: {}, secret: 's', formats: 'legacy' });
+  await verifyWebhook({ payload: '', headers: {}, secret: ['whsec_x', 'api_secret_x'], formats: ['legacy'], environment: 'production' });
+
+  // The earlier generation: verify's amount only once it succeeded, the gross from paidAmount.
+  const tx = await client.payments.verify('TRX1');
+  expectType<number | undefined>(tx.amount);
+  // @ts-expect-error amount may be missing until the payment succeeded
+  expectType<number>(tx.amount);
+  if (tx.status === 'success') expectType<number>(paidAmount(tx));
+  expectType<number | undefined>(paidAmount(tx));
+  expectType<string | null | undefined>(tx.message);
+  const generation: ServiceGeneration = await client.generation();
+  if (generation === 'earlier')
+    await client.payments.initiate({
+      payment_amount: 1,
+      currency_code: 'USD',
+      ref_trx: 'o',
+      success_redirect: 'https://a.b',
+      cancel_redirect: 'https://a.b',
+      ipn_url: 'https://a.b',
+    });
+  try {
+    await client.payments.create({ payment_amount: 1, currency_code: 'USD', ref_trx: 'o' });
+  } catch (error) {
+    if (error instanceof RouteNotSupportedError) expectType<[number, string, string]>([error.status, error.operation, error.route]);
+  }
 }
