@@ -65,7 +65,7 @@ let handler: (body: Buffer, headers: IncomingHttpHeaders) => Promise<{ status: n
 beforeAll(async () => {
   mock = createMockService({ generation: 'earlier', timeScale: 0.001 });
   server = await mock.listen({ port: 0 });
-  client = new PaymentsClient({ environment: 'sandbox', ...mock.credentials.sandbox, baseUrl: server.url, maxRetries: 0 });
+  client = new PaymentsClient({ environment: 'sandbox', ...mock.credentials.sandbox, baseUrl: server.url });
   receiver = await endpoint((body, headers) => handler(body, headers));
 });
 afterEach(() => {
@@ -278,7 +278,7 @@ describe('the fulfilment kit on the earlier generation', () => {
   let db: PGlite;
   beforeAll(async () => {
     db = await PGlite.create();
-  });
+  }, 60_000);
   afterAll(() => db.close());
 
   /** A kit on `store` behind the receiver, counting what each handler saw. */
@@ -373,6 +373,36 @@ describe('the fulfilment kit on the earlier generation', () => {
     const ipn = await waitFor('the IPN', () => receiver.received[0]);
     expect(ipn.status).toBe(401);
   });
+});
+
+describe('both generations: a handler that re-serialises the body before verifying is refused', () => {
+  test('current: the webhook body as PHP writes it (a customer named Zoë: \\u00eb), refused once re-serialised', async () => {
+    const current = createMockService({ timeScale: 0.001 });
+    const at = await current.listen({ port: 0 });
+    try {
+      const spec = new PaymentsClient({ environment: 'sandbox', ...current.credentials.sandbox, baseUrl: at.url, maxRetries: 0 });
+      const payment = await spec.payments.create({
+        payment_amount: 25,
+        currency_code: 'USD',
+        ref_trx: 'order-zoe-1',
+        customer_name: 'Zoë Mwinyi',
+        ipn_url: receiver.url,
+      });
+      await current.completeCheckout(payment.trx_id, 'success');
+      const { body, headers } = await waitFor('the webhook', () => receiver.received[0]);
+      const secret = current.credentials.sandbox.webhookSecret!;
+      const verify = (payload: string | Buffer) => verifyWebhook({ payload, headers: headers as Record<string, string>, secret });
+      expect(body.toString('utf8')).toContain('Zo\\u00eb');
+      expect(await verify(body)).toMatchObject({ type: 'payment.completed', format: 'current' });
+      const error = await verify(JSON.stringify(JSON.parse(body.toString('utf8')))).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WebhookVerificationError);
+      expect((error as WebhookVerificationError).reason).toBe('invalid_signature');
+    } finally {
+      await at.close();
+      await current.close();
+    }
+  });
+  // The earlier generation's case (a U+2028 PHP escapes) is in "the IPN, verified with the SDK's verifier" above.
 });
 
 // The type a merchant narrows: `amount` is a number only once the payment succeeded.
