@@ -14,6 +14,22 @@
 // scripts/db-servers.mjs) on loopback ports; every server and child stopped whatever happens.
 // Exit 1 on a double or missed fulfilment where the store promises none (Postgres: none at
 // all; Redis: no concurrent double, no missed one).
+//
+// Then once more on Postgres against a sandbox playing the earlier generation
+// (docs/generations.md): payments made with payments.initiate (whose answer has no trx_id),
+// the IPN signed with the API secret and sent once: never re-sent after a non-2xx or a refused
+// connection. Its dropped deliveries are both kinds: the proxy answering 500, and an ipn_url
+// nothing listens on (refused). The same duplicates, racing return pages, SIGKILLs mid-onPaid
+// and reconcile, which walks the store's remembered trx_ids there (no payment list). What is
+// knowable differs: a payment whose IPN never reached a handler and whose return page never
+// answered is unknown to the merchant on this generation (nothing else carries its trx_id), so
+// those are counted apart ("unknowable"), never as misses, and only a double fulfilment of one
+// fails the run. Every payment whose trx_id reached the kit (an IPN a handler answered, or a
+// return page answered 200) must be fulfilled (or failed) exactly once. The return page is
+// given the trx_id here: on this generation a real one learns it only from the merchant's
+// records (the success_redirect carries nothing), so it stands for any path that brings a
+// known trx_id to handleVerified. A customer whose return page errored (its handler killed)
+// reloads it once, on another handler.
 import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +40,7 @@ import { createClient } from 'redis';
 import { freePort, startDbServers } from './db-servers.mjs';
 
 const PAYMENTS = Number(process.env.CHAOS_PAYMENTS ?? 1000);
+const EARLIER_PAYMENTS = Number(process.env.CHAOS_EARLIER_PAYMENTS ?? 1000);
 const HANDLERS = 4;
 const PAID_SHARE = 0.7;
 const DROP_SHARE = 0.05;
@@ -76,9 +93,11 @@ const readBody = (req) =>
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 
 // ---- one run ----
-async function run(kind, urls) {
+async function run(kind, urls, generation = 'current') {
   const runStarted = performance.now();
-  log(`--- ${kind} ---`);
+  const earlier = generation === 'earlier';
+  const payments = earlier ? EARLIER_PAYMENTS : PAYMENTS;
+  log(`--- ${kind}${earlier ? ' (earlier generation)' : ''} ---`);
   const db = new pg.Pool({ connectionString: urls.pgUrl, max: 5 });
   db.on('error', () => {});
   const redis = await createClient({ url: urls.redisUrl }).connect();
@@ -89,8 +108,9 @@ async function run(kind, urls) {
   await db.query('CREATE TABLE chaos_failures (id serial PRIMARY KEY, trx_id text NOT NULL, pid int)');
   await redis.flushAll();
 
-  const mock = createMockService({ timeScale: TIME_SCALE, rateLimitPerMinute: 1e9 });
+  const mock = createMockService({ timeScale: TIME_SCALE, rateLimitPerMinute: 1e9, ...(earlier ? { generation: 'earlier' } : {}) });
   const sandbox = await mock.listen({ port: 0 });
+  // On the earlier generation `webhookSecret` is the API secret, which signs its IPN: the handlers' kit takes it.
   const creds = mock.credentials.sandbox;
   const client = new PaymentsClient({ environment: 'sandbox', ...creds, baseUrl: sandbox.url });
 
@@ -102,9 +122,14 @@ async function run(kind, urls) {
     kills: 0,
     killedInPaid: 0,
     returns: 0,
+    reloads: 0,
+    reloadWhy: new Map(),
     proxyErrors: 0,
     restarts: 0,
+    refused: 0,
   };
+  // Per trx_id: a handler answered one of its deliveries (the kit had it in hand).
+  const ipnReached = new Set();
   const ports = [];
   for (let i = 0; i < HANDLERS; i++) ports.push(await freePort());
   const handlers = []; // { child, inPaid: Set, ready }
@@ -155,7 +180,7 @@ async function run(kind, urls) {
   await Promise.all(handlers.map((h) => h.ready));
 
   // The front proxy: each delivery to one handler (round-robin) and a duplicate to another.
-  const dropped = new Set();
+  let dropped; // set below, once the payments are made
   let rr = 0;
   const proxy = createServer(async (req, res) => {
     const payload = await readBody(req);
@@ -178,8 +203,9 @@ async function run(kind, urls) {
     const first = rr++ % HANDLERS;
     const other = (first + 1 + Math.floor(Math.random() * (HANDLERS - 1))) % HANDLERS;
     stats.duplicates++;
-    const [main] = await Promise.all([post(ports[first], '/ipn', payload, headers), post(ports[other], '/ipn', payload, headers)]);
+    const [main, copy] = await Promise.all([post(ports[first], '/ipn', payload, headers), post(ports[other], '/ipn', payload, headers)]);
     if (main.status === 0) stats.proxyErrors++;
+    if (trx && (main.status || copy.status)) ipnReached.add(trx);
     res.writeHead(main.status || 502, { 'content-type': 'application/json' }).end(main.body || '{"error":"handler unreachable"}');
   });
   const proxyPort = await listen(proxy);
@@ -209,12 +235,34 @@ async function run(kind, urls) {
   const since = Date.now() - 1000;
   const trxs = [];
   const refs = new Map();
+  const outcomes = new Map();
+  dropped = new Set();
+  // Earlier generation: the drops decided up front, half of them an ipn_url nothing listens on.
+  const refusedUrl = `http://127.0.0.1:${await freePort()}/ipn`;
+  const refusedRefs = new Set();
   let nextIndex = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (nextIndex < PAYMENTS) {
+      while (nextIndex < payments) {
         const i = nextIndex++;
-        const ref = `chaos-${kind}-${i}`;
+        const ref = `chaos-${kind}${earlier ? '-earlier' : ''}-${i}`;
+        if (earlier) {
+          const refused = Math.random() < DROP_SHARE / 2;
+          if (refused) refusedRefs.add(ref);
+          // No idempotency there, and no trx_id in the answer: the IPN brings it to the merchant.
+          const session = await client.payments.initiate({
+            payment_amount: 10 + (i % 50),
+            currency_code: 'USD',
+            ref_trx: ref,
+            description: `Chaos order ${i}`,
+            customer_name: 'Zoë Mwinyi',
+            ipn_url: refused ? refusedUrl : `http://127.0.0.1:${proxyPort}/ipn`,
+            success_redirect: `https://shop.example.com/orders/${ref}/thanks`,
+            cancel_redirect: `https://shop.example.com/orders/${ref}/thanks`,
+          });
+          if (session.data?.trx_id) throw new Error(`initiate answered a trx_id on the earlier generation: ${session.data.trx_id}`);
+          continue;
+        }
         const payment = await client.payments.create(
           { payment_amount: 10 + (i % 50), currency_code: 'USD', ref_trx: ref, ipn_url: `http://127.0.0.1:${proxyPort}/ipn` },
           { idempotencyKey: ref },
@@ -224,16 +272,25 @@ async function run(kind, urls) {
       }
     }),
   );
+  // The sandbox's side (its records) knows each earlier-generation payment's trx_id.
+  if (earlier) {
+    for (const row of mock.state.payments.values()) {
+      trxs.push(row.trx_id);
+      refs.set(row.trx_id, row.merchant_ref);
+    }
+  }
   log(`${trxs.length} payments created (${seconds(runStarted)})`);
-  const outcomes = new Map();
   for (const trx of trxs) {
     outcomes.set(trx, Math.random() < PAID_SHARE ? 'success' : 'failed');
-    if (Math.random() < DROP_SHARE) dropped.add(trx);
+    if (refusedRefs.has(refs.get(trx))) dropped.add(trx);
+    else if (Math.random() < (earlier ? DROP_SHARE / 2 : DROP_SHARE)) dropped.add(trx);
   }
   stats.droppedPayments = dropped.size;
+  stats.refused = refusedRefs.size;
 
   // Settle them, with return-page calls racing the deliveries.
   const returns = [];
+  const returnOk = new Set(); // trx_ids a return page reported to the kit (answered 200)
   let settleIndex = 0;
   await Promise.all(
     Array.from({ length: 12 }, async () => {
@@ -243,7 +300,22 @@ async function run(kind, urls) {
         if (Math.random() < RETURN_SHARE) {
           stats.returns++;
           const h = Math.floor(Math.random() * HANDLERS);
-          returns.push(sleep(Math.random() * 30).then(() => post(ports[h], `/return?trx=${encodeURIComponent(trx)}&ref=${refs.get(trx)}`)));
+          const page = (port) => post(port, `/return?trx=${encodeURIComponent(trx)}&ref=${refs.get(trx)}`);
+          returns.push(
+            sleep(Math.random() * 30)
+              .then(() => page(ports[h]))
+              .then(async (answer) => {
+                // Earlier generation: a customer whose page errored (its handler killed) reloads it once, on another handler.
+                if (earlier && answer.status !== 200) {
+                  stats.reloads++;
+                  const why = answer.status ? `${answer.status} ${answer.body.slice(0, 80)}` : 'no answer';
+                  stats.reloadWhy.set(why, (stats.reloadWhy.get(why) ?? 0) + 1);
+                  await sleep(200);
+                  answer = await page(ports[(h + 1) % HANDLERS]);
+                }
+                if (answer.status === 200) returnOk.add(trx);
+              }),
+          );
         }
         await done;
       }
@@ -252,7 +324,7 @@ async function run(kind, urls) {
   await Promise.all(returns);
   log(`${trxs.length} payments settled (${seconds(runStarted)})`);
 
-  // Wait for every event to be delivered or abandoned (dropped ones: 5 attempts, ~2.7 s here).
+  // Wait for every event to be delivered or abandoned (dropped ones: 5 attempts, ~2.7 s here; earlier generation: one attempt).
   const deadline = Date.now() + 60_000;
   while (mock.state.events.some((e) => e.status === 'pending') && Date.now() < deadline) await sleep(200);
   const pendingEvents = mock.state.events.filter((e) => e.status === 'pending').length;
@@ -265,11 +337,13 @@ async function run(kind, urls) {
   // Claims of killed holders run out with their lease (Redis); then the sweep.
   await sleep(LEASE_MS + 500);
   const reconciles = [];
+  let walked = 'list';
   for (let round = 0; round < 3; round++) {
     const answer = await post(ports[0], `/reconcile?since=${since}`, '', {}, 120_000);
     const report = JSON.parse(answer.body || '{}');
     if (answer.status !== 200) log(`reconcile answered ${answer.status}: ${answer.body}`);
     else reconciles.push(report);
+    if (report.walked) walked = report.walked;
     log(`reconcile: ${JSON.stringify({ ...report, errors: report.errors?.length })}`);
     if (answer.status === 200 && !report.busy && !report.errors?.length && !report.pending) break;
     await sleep(LEASE_MS);
@@ -312,11 +386,17 @@ async function run(kind, urls) {
     }
   }
   for (const trx of failed) if (count.get(trx)) failedFulfilled++;
+  // Earlier generation: a payment whose trx_id never reached the kit (no IPN a handler answered,
+  // no return page answered) is unknowable there; counted apart, never as a miss.
+  const unknowable = new Set(earlier ? trxs.filter((t) => !ipnReached.has(t) && !returnOk.has(t)) : []);
+  const knowable = (t) => !unknowable.has(t);
   const once = paid.filter((t) => count.get(t) === 1).length;
   const twice = paid.filter((t) => (count.get(t) ?? 0) >= 2).length;
-  const never = paid.filter((t) => !count.get(t)).length;
+  const never = paid.filter((t) => knowable(t) && !count.get(t)).length;
   const failedRecordedTwice = [...failuresRecorded.values()].filter((n) => n > 1).length;
-  const failedMissing = failed.filter((t) => !failuresRecorded.get(t)).length;
+  const failedMissing = failed.filter((t) => knowable(t) && !failuresRecorded.get(t)).length;
+  const unknowablePaid = paid.filter((t) => unknowable.has(t));
+  const unknowableSettled = [...unknowable].filter((t) => count.get(t) || failuresRecorded.get(t)).length;
   const unknown = [...count.keys()].filter((t) => !outcomes.has(t)).length;
 
   const proxyClosed = new Promise((r) => proxy.close(r));
@@ -333,14 +413,16 @@ async function run(kind, urls) {
   await db.end();
 
   const row = {
-    store: kind,
+    store: earlier ? `${kind} (earlier)` : kind,
     payments: trxs.length,
     paid: paid.length,
     failed: failed.length,
     deliveries: stats.deliveries,
     duplicates: stats.duplicates,
-    dropped: `${stats.dropped} (${stats.droppedPayments} payments)`,
-    returns: stats.returns,
+    dropped: earlier
+      ? `${stats.dropped} (${stats.droppedPayments - stats.refused}) + ${stats.refused} refused`
+      : `${stats.dropped} (${stats.droppedPayments} payments)`,
+    returns: earlier ? `${stats.returns} (${stats.reloads} reloaded)` : stats.returns,
     kills: stats.kills,
     'onPaid runs killed': stats.killedInPaid,
     once,
@@ -351,11 +433,15 @@ async function run(kind, urls) {
     'onFailed twice': failedRecordedTwice,
     'onFailed never': failedMissing,
     'reconcile paid/failed': `${reconciles.reduce((s, r) => s + (r.paid ?? 0), 0)}/${reconciles.reduce((s, r) => s + (r.failed ?? 0), 0)}`,
+    'reconcile walked': walked,
+    'unknowable (paid)': earlier ? `${unknowable.size} (${unknowablePaid.length})` : '-',
+    'unknowable settled': earlier ? unknowableSettled : '-',
     time: seconds(runStarted),
   };
   const problems = [];
-  if (trxs.length !== PAYMENTS) problems.push(`${trxs.length} payments created, not ${PAYMENTS}`);
-  if (never) problems.push(`${never} paid payments never fulfilled`);
+  if (trxs.length !== payments) problems.push(`${trxs.length} payments created, not ${payments}`);
+  if (never) problems.push(`${never} paid payments never fulfilled${earlier ? ' (their trx_id had reached the kit)' : ''}`);
+  if (earlier && walked !== 'store') problems.push(`reconcile walked ${walked}, not the store`);
   if (failedFulfilled) problems.push(`${failedFulfilled} failed payments fulfilled`);
   if (unknown) problems.push(`${unknown} fulfilments of unknown trx_ids`);
   if (failedMissing) problems.push(`${failedMissing} failed payments never reached onFailed`);
@@ -364,6 +450,19 @@ async function run(kind, urls) {
   if (kind === 'redis' && concurrent) problems.push(`${concurrent} concurrent onPaid runs of one trx_id (Redis promises none)`);
   if (kind === 'redis' && twice)
     log(`redis: ${twice} paid payments ran onPaid twice (a kill inside onPaid, then the lease ran out: allowed, the store documents it)`);
+  if (earlier) {
+    const answers = new Map();
+    for (const d of mock.state.deliveries) {
+      const key = d.status ?? d.error ?? 'none';
+      answers.set(key, (answers.get(key) ?? 0) + 1);
+    }
+    log(`earlier generation: IPN attempts answered ${JSON.stringify(Object.fromEntries(answers))}`);
+    if (stats.reloads) log(`earlier generation: return pages reloaded after ${JSON.stringify(Object.fromEntries(stats.reloadWhy))}`);
+  }
+  if (earlier)
+    log(
+      `earlier generation: ${unknowable.size} payments unknowable to the merchant (IPN never reached a handler, no return page answered; ${unknowablePaid.length} of them paid), ${unknowableSettled} of those settled anyway (their trx_id was remembered before a handler died)`,
+    );
   return { row, problems };
 }
 
@@ -375,10 +474,14 @@ try {
   servers.onStop(killChildren);
   stopServers = servers.stop;
   const urls = servers;
-  for (const kind of ['postgres', 'redis']) {
-    const { row, problems } = await run(kind, urls);
+  for (const [kind, generation] of [
+    ['postgres', 'current'],
+    ['redis', 'current'],
+    ['postgres', 'earlier'],
+  ]) {
+    const { row, problems } = await run(kind, urls, generation);
     rows.push(row);
-    for (const p of problems) console.error(`FAIL ${kind}: ${p}`);
+    for (const p of problems) console.error(`FAIL ${row.store}: ${p}`);
     if (problems.length) failed = true;
   }
 } catch (error) {
@@ -392,8 +495,8 @@ if (rows.length) {
   const keys = Object.keys(rows[0]);
   const width = Math.max(...keys.map((k) => k.length));
   console.log('');
-  console.log(`${''.padEnd(width)}  ${rows.map((r) => String(r.store).padStart(18)).join('')}`);
-  for (const key of keys.slice(1)) console.log(`${key.padEnd(width)}  ${rows.map((r) => String(r[key]).padStart(18)).join('')}`);
+  console.log(`${''.padEnd(width)}  ${rows.map((r) => String(r.store).padStart(22)).join('')}`);
+  for (const key of keys.slice(1)) console.log(`${key.padEnd(width)}  ${rows.map((r) => String(r[key]).padStart(22)).join('')}`);
 }
 console.log(`test:chaos ${failed ? 'FAILED' : 'passed'} in ${seconds(started)}`);
 process.exit(failed ? 1 : 0);

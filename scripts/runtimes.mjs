@@ -1,7 +1,10 @@
 // The runtime matrix (CI): the packed tarball, installed as a user installs it, on every
 // runtime our users deploy to. Each runtime runs test/runtimes/check.mjs: a signed create and
 // verify against the local sandbox over a socket, an API error class, and verifyWebhook on a
-// good and a tampered delivery. One line per runtime; exit 1 if any failed.
+// good and a tampered delivery; then the same runtime against a sandbox playing the earlier
+// generation: initiate, verify pending and paid, create → RouteNotSupportedError,
+// generation() → 'earlier', the sandbox's own IPN through verifyWebhook and the fulfillment
+// kit. One line per runtime; exit 1 if any failed.
 //
 //   npm run test:runtimes                 build, pack, run every runtime
 //   node scripts/runtimes.mjs --tarball X run on a given tarball (e.g. an older release)
@@ -77,11 +80,59 @@ const webhook = await signWebhook({
     data: { trx_id: 'TRXMATRIX', amount: { value: 25, currency: 'USD' } },
   },
 });
+// The earlier generation (docs/generations.md): a second sandbox playing it, and the runner's
+// helper for the steps a runtime cannot take itself (check.mjs, checkEarlier): the trx_id of a
+// payment as the sandbox's records show it (initiate answers none), the customer paying
+// (mock.completeCheckout), and the IPN the sandbox delivered to <control>/ipn.
+const earlierMock = createMockService({ generation: 'earlier', rateLimitPerMinute: 1_000_000 });
+const earlierServer = await earlierMock.listen({ port: 0 });
+const control = await startControl(earlierMock);
 const input = {
   baseUrl: server.url,
   credentials: mock.credentials.sandbox,
   webhook: { ...webhook, secret: mock.credentials.webhookSecret },
+  earlier: { baseUrl: earlierServer.url, credentials: earlierMock.credentials.sandbox, control: control.url },
 };
+
+function startControl(service) {
+  const ipns = new Map(); // trx_id -> { body, headers } as delivered
+  const cors = {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': 'POST',
+    'Access-Control-Allow-Headers': 'content-type',
+  };
+  const site = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const reply = (status, value) => res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+    if (req.method === 'OPTIONS') return res.writeHead(204, cors).end();
+    try {
+      const { pathname } = new URL(req.url, 'http://control');
+      if (pathname === '/ipn') {
+        const headers = {};
+        for (const name of ['content-type', 'x-signature', 'x-environment', 'user-agent']) headers[name] = req.headers[name];
+        ipns.set(JSON.parse(text).data.trx_id, { body: text, headers });
+        return reply(200, { ok: true });
+      }
+      const asked = JSON.parse(text || '{}');
+      if (pathname === '/trx') {
+        const row = [...service.state.payments.values()].find((p) => p.merchant_ref === asked.ref);
+        return reply(row ? 200 : 404, { trx_id: row?.trx_id ?? null });
+      }
+      if (pathname === '/complete') {
+        await service.completeCheckout(asked.trx_id, 'success'); // resolves after the IPN's attempt
+        return reply(200, { ipn: ipns.get(asked.trx_id) ?? null });
+      }
+      reply(404, { error: 'no such control route' });
+    } catch (error) {
+      reply(500, { error: String(error?.message ?? error) });
+    }
+  });
+  return new Promise((resolve) =>
+    site.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${site.address().port}`, close: () => site.close() })),
+  );
+}
 
 const { build } = await import('esbuild');
 const bundle = async (entry, format, conditions) =>
@@ -194,17 +245,23 @@ const RUNTIMES = {
 };
 
 // The bin's sandbox on this runtime (its service runs in a worker thread, whose API differs
-// between runtimes): it starts, answers over its socket, and stops with exit 0 on SIGINT.
+// between runtimes): it starts, answers over its socket, and stops with exit 0 on SIGINT; and
+// the same with --generation earlier (whose unsigned call is that generation's 401).
 async function withSandboxBin(checks, command, args) {
-  const [result, step] = await Promise.all([checks, sandboxBin(command, args)]);
-  return { ok: result.ok && step.ok, steps: [...result.steps, step] };
+  const [result, ...bins] = await Promise.all([checks, sandboxBin(command, args, 'current'), sandboxBin(command, args, 'earlier')]);
+  return { ok: result.ok && bins.every((b) => b.ok), steps: [...result.steps, ...bins] };
 }
 
-function sandboxBin(command, args) {
+function sandboxBin(command, args, generation) {
   const cli = join(app, 'node_modules/business-payments/dist/cli.js');
-  const name = 'bin: sandbox starts, answers, stops on SIGINT';
+  const earlier = generation === 'earlier';
+  const name = `${earlier ? 'earlier: ' : ''}bin: sandbox${earlier ? ' --generation earlier' : ''} starts, answers, stops on SIGINT`;
+  const expected = earlier ? '401 Unauthorized' : '401 Invalid API credentials';
   return new Promise((resolve) => {
-    const proc = spawn(command, [...args, cli, 'sandbox', '--json', '--port', '0'], { cwd: app, env: { ...process.env, NO_COLOR: '1' } });
+    const proc = spawn(command, [...args, cli, 'sandbox', '--json', '--port', '0', '--generation', generation], {
+      cwd: app,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let out = '';
     let err = '';
     let status;
@@ -216,7 +273,7 @@ function sandboxBin(command, args) {
       status = null;
       try {
         const { baseUrl } = JSON.parse(out.slice(0, out.indexOf('\n')));
-        const res = await fetch(`${baseUrl}/api/v1/site-info`);
+        const res = await fetch(`${baseUrl}/api/v1/site-info`, { headers: { Accept: 'application/json' } });
         status = `${res.status} ${(await res.json()).error}`;
       } catch (error) {
         status = String(error?.message ?? error);
@@ -225,7 +282,7 @@ function sandboxBin(command, args) {
     });
     proc.on('close', (code) => {
       clearTimeout(timer);
-      const ok = code === 0 && status === '401 Invalid API credentials' && err.includes('sandbox stopped');
+      const ok = code === 0 && status === expected && err.includes('sandbox stopped');
       resolve({ name, ok, detail: `unsigned site-info: ${status}; exit ${code}${ok ? '' : `; stderr: ${err.trim().slice(0, 200)}`}` });
     });
   });
@@ -262,7 +319,9 @@ function run(command, args, options = {}) {
   execFileSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'], ...options });
 }
 
-console.log(`runtime matrix: business-payments ${version} (${tarball.split('/').at(-1)}) against the sandbox at ${server.url}`);
+console.log(
+  `runtime matrix: business-payments ${version} (${tarball.split('/').at(-1)}) against the sandbox at ${server.url} (current generation) and ${earlierServer.url} (earlier generation)`,
+);
 let failed = 0;
 try {
   for (const [name, runtime] of Object.entries(RUNTIMES)) {
@@ -280,12 +339,15 @@ try {
     const bad = result.steps.filter((s) => !s.ok);
     if (!result.ok || bad.length) failed++;
     if (argv.includes('--verbose')) for (const s of result.steps) console.log(`    ${s.ok ? '✓' : '✗'} ${s.name}: ${s.detail}`);
+    const earlier = result.steps.filter((s) => s.name.includes('earlier: ')).length;
     console.log(
-      `${result.ok && !bad.length ? '✓' : '✗'} ${label.padEnd(34)} ${String(result.steps.length).padStart(2)} checks  ${seconds.padStart(5)} s${bad.length ? `  ${bad[0].name}: ${bad[0].detail}` : ''}`,
+      `${result.ok && !bad.length ? '✓' : '✗'} ${label.padEnd(34)} ${String(result.steps.length).padStart(2)} checks (${String(earlier).padStart(2)} earlier generation)  ${seconds.padStart(5)} s${bad.length ? `  ${bad[0].name}: ${bad[0].detail}` : ''}`,
     );
   }
 } finally {
   await mock.close();
+  await earlierMock.close();
+  control.close();
 }
 console.log(`${failed ? `${failed} runtime(s) failed` : 'every runtime passed'} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 process.exit(failed ? 1 : 0);

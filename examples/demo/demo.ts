@@ -3,6 +3,12 @@
 // confirmed by a signed webhook (checked with verifyWebhook) and by payments.verify.
 //
 //   npm run demo        (builds the package, then runs this file with Node 24)
+//   npm run demo -- --reserialise
+//                       the same flow with the classic mistake: the webhook endpoint verifies
+//                       JSON.stringify(JSON.parse(body)) instead of the bytes it received. The
+//                       sandbox writes JSON as the service does (PHP: `\uXXXX`, `\/`), so the
+//                       customer's name "Zoë" arrives as "Zo\u00eb": the endpoint answers 401
+//                       and the demo stops at step 5, as it would in production.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PaymentsClient, type VerifiedTransaction } from 'business-payments';
@@ -10,6 +16,8 @@ import { createMockService, type MockService } from 'business-payments/testing';
 import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from 'business-payments/webhooks';
 
 const DEADLINE_MS = 20_000;
+/** `--reserialise`: the webhook endpoint makes the classic mistake (see the top of this file). */
+const RESERIALISE = process.argv.includes('--reserialise');
 /** The documented test number whose USSD push the customer approves (docs/testing.md). */
 const APPROVING_PHONE = '255700000001';
 
@@ -40,22 +48,30 @@ function fail(message: string): never {
 /** A merchant's webhook endpoint: verifies each delivery, keeps each event id once. */
 interface Receiver {
   url: string;
-  /** Resolves with the first verified event that matches. */
+  /** Resolves with the first verified event that matches; rejects when a delivery is refused. */
   waitFor(match: (event: WebhookEvent) => boolean): Promise<WebhookEvent>;
   stats: { verified: number; duplicates: number; rejected: string[] };
 }
 
-async function startReceiver(secret: string): Promise<Receiver> {
+async function startReceiver(secret: string, reserialise: boolean): Promise<Receiver> {
   const events = new Map<string, WebhookEvent>();
-  const waiters: Array<{ match: (event: WebhookEvent) => boolean; resolve: (event: WebhookEvent) => void }> = [];
+  const waiters: Array<{
+    match: (event: WebhookEvent) => boolean;
+    resolve: (event: WebhookEvent) => void;
+    reject: (error: Error) => void;
+  }> = [];
   const stats = { verified: 0, duplicates: 0, rejected: [] as string[] };
+  let refused: Error | undefined; // the last delivery the endpoint refused
 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    // The raw bytes as received: re-serialised JSON would not match the signature
+    // (--reserialise makes that mistake on purpose).
+    const payload = reserialise ? JSON.stringify(JSON.parse(raw.toString('utf8'))) : raw;
     try {
-      // The raw bytes as received: re-serialised JSON would not match the signature.
-      const event = await verifyWebhook({ payload: Buffer.concat(chunks), headers: req.headers, secret });
+      const event = await verifyWebhook({ payload, headers: req.headers, secret });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); // answer fast, then process
       const id = event.id ?? ''; // a payment event always has one
       if (events.has(id)) {
@@ -71,7 +87,13 @@ async function startReceiver(secret: string): Promise<Receiver> {
     } catch (error) {
       const reason = error instanceof WebhookVerificationError ? error.reason : String(error);
       stats.rejected.push(reason);
-      res.writeHead(reason === 'invalid_signature' ? 401 : 400).end(reason);
+      const status = reason === 'invalid_signature' ? 401 : 400;
+      res.writeHead(status).end(reason);
+      const why = reserialise
+        ? ` (it verified JSON.stringify(JSON.parse(body)): ${firstDifference(raw.toString('utf8'), String(payload))})`
+        : '';
+      refused = new Error(`the webhook endpoint answered ${status} ${reason}${why}`);
+      for (const waiter of waiters.splice(0)) waiter.reject(refused);
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -87,9 +109,19 @@ async function startReceiver(secret: string): Promise<Receiver> {
     waitFor(match) {
       const seen = [...events.values()].find(match);
       if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiters.push({ match, resolve }));
+      if (refused) return Promise.reject(refused);
+      return new Promise((resolve, reject) => waiters.push({ match, resolve, reject }));
     },
   };
+}
+
+/** Where two texts first differ, e.g. `"Zo\u00eb Mwinyi" became "Zoë Mwinyi"`. */
+function firstDifference(sent: string, reserialised: string): string {
+  let i = 0;
+  while (i < sent.length && sent[i] === reserialised[i]) i++;
+  const start = Math.max(sent.lastIndexOf('"', i), 0);
+  const end = (text: string) => text.indexOf('"', i) + 1 || text.length;
+  return `${sent.slice(start, end(sent))} became ${reserialised.slice(start, end(reserialised))}`;
 }
 
 /** The customer presses Pay on the hosted checkout page: its form, submitted over HTTP. */
@@ -156,8 +188,9 @@ async function demo(): Promise<void> {
   note(`merchant key ${credentials.merchantKey}, API key ${credentials.apiKey} (sandbox)`);
 
   step('Start the webhook endpoint');
-  const receiver = await startReceiver(webhookSecret);
+  const receiver = await startReceiver(webhookSecret, RESERIALISE);
   ok(`${receiver.url}: verifyWebhook on every delivery, de-duplicated by event id`);
+  if (RESERIALISE) note('--reserialise: it verifies JSON.stringify(JSON.parse(body)), not the bytes received (the classic mistake)');
 
   const client = new PaymentsClient({ environment: 'sandbox', ...credentials, baseUrl: server.url });
 
@@ -168,8 +201,8 @@ async function demo(): Promise<void> {
     currency_code: 'USD',
     ref_trx: order,
     description: 'Coffee beans, 1 kg',
-    customer_name: 'Asha Mwinyi',
-    customer_email: 'asha@example.com',
+    customer_name: 'Zoë Mwinyi',
+    customer_email: 'zoe.mwinyi@example.com',
     ipn_url: receiver.url,
     success_redirect: 'https://shop.example.com/thanks',
   });

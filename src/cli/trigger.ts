@@ -1,4 +1,5 @@
 import { signWebhook } from '../testing.js';
+import { phpJson } from '../testing/mock-service/php-json.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.js';
 import {
   environment,
@@ -98,7 +99,10 @@ export const trigger: Command = {
       io.stderr.write(`note: '${type}' is not a documented event type; sending it anyway\n`);
     }
     const event = legacy ? buildLegacyIpn(type, env, extra, timestamp) : buildEvent(type, env, extra);
-    const { body, headers } = await signWebhook({ payload: event, secret, brand, environment: env, timestamp, format });
+    // The current form's body as the service writes it (PHP's json_encode: `\/`, `\uXXXX`), as
+    // the sandbox sends it: a handler that re-serialises the body fails here as in production.
+    const payload = legacy ? event : phpJson(event);
+    const { body, headers } = await signWebhook({ payload, secret, brand, environment: env, timestamp, format });
 
     let response: Response;
     try {
@@ -192,8 +196,8 @@ export function buildLegacyIpn(
       ipn_url: 'https://merchant.example/ipn',
       cancel_redirect: 'https://merchant.example/cancel',
       success_redirect: 'https://merchant.example/success',
-      customer_name: 'Asha Mwinyi',
-      customer_email: 'asha@example.com',
+      customer_name: 'Zoë Mwinyi',
+      customer_email: 'zoe@example.com',
       merchant_name: 'Test Merchant',
       amount: 15_000,
       currency_code: 'TZS',
@@ -222,7 +226,7 @@ function sampleData(type: string, env: 'sandbox' | 'production'): Record<string,
       status: completed ? 'completed' : action,
       amount: tzs(15_000),
       settlement: { gross: tzs(15_000), fees: tzs(fees), net: tzs(net) },
-      customer: { name: 'Asha Mwinyi', email: 'asha@example.com', phone: '255712345678' },
+      customer: { name: 'Zoë Mwinyi', email: 'zoe@example.com', phone: '255712345678' },
       environment: env,
     };
   }

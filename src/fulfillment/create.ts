@@ -270,9 +270,25 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
 
   return {
     handleWebhook: handleWebhook as Fulfillment['handleWebhook'],
-    handleVerified: (transaction, opts) => settleTraced('handleVerified', transaction, opts?.merchantRef),
+    handleVerified: (transaction, opts) =>
+      keepUnsettled(store, transaction.trx_id, settleTraced('handleVerified', transaction, opts?.merchantRef)),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
   };
+}
+
+// A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
+// trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
+// that payment again (its IPN is sent once, and it has no payment list).
+async function keepUnsettled(store: FulfillmentStore, trxId: unknown, settling: Promise<SettleResult>): Promise<SettleResult> {
+  const keep = () => (typeof trxId === 'string' ? store.remember?.(`payment:${trxId}`) : undefined);
+  try {
+    const result = await settling;
+    if (result === 'busy' || result === 'pending') await keep();
+    return result;
+  } catch (error) {
+    await keep()?.catch(() => {});
+    throw error;
+  }
 }
 
 // The earlier generation sends its IPN once, never again: its trx_id is recorded first, so

@@ -319,6 +319,90 @@ describe("trigger --format legacy: the earlier generation's IPN", () => {
   });
 });
 
+// Item 7 of the earlier-generation issue: a handler that re-serialises the body before verifying
+// (JSON.stringify(JSON.parse(body)), or a framework's parsed body) fails against trigger as it
+// would in production. The current form is written as the service writes it (PHP's
+// json_encode: `\uXXXX`, `\/`) and its default data has a non-ASCII letter (Zoë), so
+// re-serialising changes the bytes. The earlier generation's IPN leaves slashes and Unicode
+// unescaped: it re-serialises to the same bytes unless it holds U+2028/U+2029 (escaped by PHP,
+// raw in JSON.stringify) or the other cases in src/testing/mock-service/earlier-ipn.ts (docs/cli.md).
+describe('a handler that re-serialises the body before verifying is refused (401), as in production', () => {
+  const apiSecret = 'test_secret_trigger_reserialise';
+  let reserialising: Server;
+  let reserialisingUrl: string;
+  const seen: Array<{ raw: string; reserialised: string }> = [];
+  beforeAll(async () => {
+    // The classic mistake: verify what a body parser made of the delivery, not its bytes.
+    reserialising = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const reserialised = JSON.stringify(JSON.parse(raw));
+        seen.push({ raw, reserialised });
+        verifyWebhook({ payload: reserialised, headers: req.headers, secret: [secret, apiSecret] }).then(
+          () => res.writeHead(200).end('ok'),
+          (error: { reason?: string }) => res.writeHead(401).end(error.reason),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => reserialising.listen(0, '127.0.0.1', resolve));
+    reserialisingUrl = `http://127.0.0.1:${(reserialising.address() as AddressInfo).port}/webhooks/payments`;
+  });
+  afterAll(() => new Promise<void>((resolve) => reserialising.close(() => resolve())));
+  beforeEach(() => void (seen.length = 0));
+
+  test('the current form, default data: the body as PHP writes it (Zo\\u00eb), 401 once re-serialised; the raw bytes verify', async () => {
+    const run = await runCli(['trigger', 'payment.completed', '--url', reserialisingUrl, '--secret', secret]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/: 401 Unauthorized\n$/);
+    expect(run.stderr).toBe('endpoint answered: invalid_signature\n');
+    const [{ raw, reserialised }] = seen as [{ raw: string; reserialised: string }];
+    expect(raw).toContain('"name":"Zo\\u00eb Mwinyi"');
+    expect(raw).not.toContain('ë');
+    expect(reserialised).toContain('"name":"Zoë Mwinyi"');
+    expect(reserialised).not.toBe(raw);
+
+    // The same delivery verified on its raw bytes is accepted.
+    expect((await runCli(['trigger', 'payment.completed', '--url', url, '--secret', secret])).code).toBe(0);
+    const { headers, body } = received();
+    const event = await verifyWebhook({ payload: body, headers, secret });
+    expect(event.data).toMatchObject({ customer: { name: 'Zoë Mwinyi' } });
+  });
+
+  test('--format legacy holding U+2028 (PHP writes \\u2028, JSON.stringify the raw character): 401 once re-serialised', async () => {
+    const args = [
+      'payment.completed',
+      '--secret',
+      apiSecret,
+      '--format',
+      'legacy',
+      '--data',
+      '{"description":"Coffee beans, 1 kg\\u2028Gift wrap"}',
+    ];
+    const run = await runCli(['trigger', ...args, '--url', reserialisingUrl]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/\(legacy IPN\) -> .*: 401 Unauthorized\n$/);
+    const [{ raw, reserialised }] = seen as [{ raw: string; reserialised: string }];
+    expect(raw).toContain('"description":"Coffee beans, 1 kg\\u2028Gift wrap"');
+    expect(reserialised).toContain('"description":"Coffee beans, 1 kg\u2028Gift wrap"');
+
+    expect((await runCli(['trigger', ...args, '--url', url])).code).toBe(0);
+    const { headers, body } = received();
+    const event = await verifyWebhook({ payload: body, headers, secret: apiSecret });
+    expect(event).toMatchObject({ format: 'legacy', data: { description: 'Coffee beans, 1 kg\u2028Gift wrap' } });
+  });
+
+  test('--format legacy, default data: slashes and Unicode unescaped, so it re-serialises to the same bytes (documented in docs/cli.md)', async () => {
+    const run = await runCli(['trigger', 'payment.completed', '--url', reserialisingUrl, '--secret', apiSecret, '--format', 'legacy']);
+    expect(run.code).toBe(0);
+    const [{ raw, reserialised }] = seen as [{ raw: string; reserialised: string }];
+    expect(raw).toContain('"customer_name":"Zoë Mwinyi"');
+    expect(raw).toContain('"ipn_url":"https://merchant.example/ipn"');
+    expect(reserialised).toBe(raw);
+  });
+});
+
 describe('secrets are handled the same way by every command', () => {
   test.each([
     ['trigger', ['trigger', 'payment.completed', '--url', 'http://127.0.0.1:9/hooks', '--secret', ' whsec_padded']],

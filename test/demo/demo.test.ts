@@ -43,3 +43,21 @@ test('the demo runs the whole flow on the local sandbox and exits 0', () => {
   const urls = [...out.matchAll(/https?:\/\/[^\s),]+/g)].map((m) => new URL(m[0]).hostname);
   expect(new Set(urls.filter((host) => host !== 'shop.example.com'))).toEqual(new Set(['127.0.0.1']));
 }, 40_000);
+
+// Item 7: a handler that re-serialises the body before verifying fails in the demo as it would in
+// production. The sandbox writes the webhook as the service does (PHP's json_encode: "Zoë" as
+// "Zo\u00eb"), so JSON.stringify(JSON.parse(body)) is not the signed bytes: `--reserialise`
+// makes the demo's endpoint verify that instead, and the delivery is refused with 401.
+test('--reserialise: the endpoint verifies JSON.stringify(JSON.parse(body)); the delivery is refused (401) and the demo stops at step 5', () => {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [demo, '--reserialise'], { cwd: pkg.dir, encoding: 'utf8', timeout: 30_000 });
+  expect(result.status).toBe(1);
+  expect(Date.now() - started).toBeLessThan(10_000); // refused at once, not at the 20 s deadline
+  expect(result.stdout).toMatch(/^ {5}--reserialise: it verifies JSON\.stringify\(JSON\.parse\(body\)\)/m);
+  expect(result.stdout).toMatch(/^ {3}✓ form POST \/checkout\/\S+\/pay .* answered 303/m);
+  expect(result.stdout).toMatch(/\n5\. Receive the signed webhook\n$/);
+  expect(result.stderr).toBe(
+    '\n✗ demo failed at step 5 (Receive the signed webhook): the webhook endpoint answered 401 invalid_signature ' +
+      '(it verified JSON.stringify(JSON.parse(body)): "Zo\\u00eb Mwinyi" became "Zoë Mwinyi")\n',
+  );
+}, 40_000);

@@ -36,7 +36,7 @@ afterEach(async () => {
 type Route = (request: Request) => Promise<Response>;
 
 /** The sandbox on a real port, a client of it, and where its deliveries go (`route`). */
-async function sandbox(options: { timeScale?: number } = {}) {
+async function sandbox(options: { timeScale?: number; generation?: 'current' | 'earlier' } = {}) {
   let route: Route = () => Promise.reject(new Error('no route yet'));
   const mock = createMockService({ ...options, fetch: (input, init) => route(new Request(input, init)) });
   const server = await mock.listen({ port: 0 });
@@ -695,5 +695,93 @@ describe('Next.js example', () => {
       body: { result: 'done' },
     });
     expect(count(order.id)).toBe(1);
+  });
+});
+
+// The same example on a server of the earlier generation (docs/generations.md): the checkout
+// action initiates (no payments.create there; the answer has no trx_id), the IPN (signed with
+// the API secret, which is then BUSINESS_PAYMENTS_WEBHOOK_SECRET) brings the trx_id, onPaid
+// compares paidAmount (verify's `amount` is the net there), and the return page says
+// "confirming" until the IPN has come.
+describe('Next.js example on the earlier generation', () => {
+  let env: Sandbox;
+  let saved: Record<string, string | undefined> = {};
+  const shared = globalThis as Record<string, unknown>;
+  const NODE_URL = 'https://shop.example.com/api/webhooks/payments';
+  const route: Route = (request) => nextRoute.POST(request);
+
+  beforeAll(async () => {
+    for (const key of ['shopClient', 'shopFulfillment', 'shopOrders']) delete shared[key];
+    env = await sandbox({ generation: 'earlier' });
+    cleanups.pop(); // closed in afterAll
+    const { merchantKey, apiKey, apiSecret, webhookSecret } = env.mock.credentials.sandbox;
+    expect(webhookSecret).toBe(apiSecret);
+    const variables = {
+      BUSINESS_PAYMENTS_ENVIRONMENT: 'sandbox',
+      BUSINESS_PAYMENTS_BASE_URL: env.baseUrl,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: apiKey,
+      BUSINESS_PAYMENTS_API_SECRET: apiSecret,
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET: apiSecret, // the earlier generation signs its IPN with the API secret
+    };
+    saved = Object.fromEntries(Object.keys(variables).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, variables);
+    env.deliverTo((request) => (new URL(request.url).pathname.endsWith('-edge') ? nextEdgeRoute.POST(request) : nextRoute.POST(request)));
+  });
+  afterAll(async () => {
+    await env.mock.close();
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    for (const key of ['shopClient', 'shopFulfillment', 'shopOrders']) delete shared[key];
+  });
+
+  /** An order and its payment as the checkout action makes them there: initiate, no trx_id. */
+  async function checkout() {
+    const order = createOrder();
+    const session = await env.client.payments.initiate({
+      payment_amount: order.amount,
+      currency_code: order.currency,
+      ref_trx: order.id,
+      description: order.item,
+      success_redirect: `https://shop.example.com/orders/${order.id}/thanks`,
+      cancel_redirect: `https://shop.example.com/orders/${order.id}/thanks`,
+      ipn_url: NODE_URL,
+    });
+    expect(session.data?.trx_id).toBeUndefined();
+    // The sandbox's record of it (the merchant learns the trx_id from the IPN only).
+    const row = [...env.mock.state.payments.values()].find((p) => p.merchant_ref === order.id)!;
+    return { order, trxId: row.trx_id as string };
+  }
+
+  test('paid: the IPN fulfils the order once for its gross; the return page then says paid; the same IPN again is 200 done', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const lines = (orderId: string) => log.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith(`order ${orderId} `));
+    const { order, trxId } = await checkout();
+    expect(await confirmOrder(order.id)).toMatchObject({ result: 'unknown', payment: undefined, order: { status: 'open' } });
+    await env.mock.completeCheckout(trxId, 'success');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(findOrder(order.id)).toMatchObject({ status: 'paid', trx_id: trxId });
+    expect(lines(order.id)).toEqual([`order ${order.id} fulfilled (${trxId}, 25 USD)`]);
+    expect(await confirmOrder(order.id)).toMatchObject({ payment: 'success', result: 'done' });
+    // The same bytes signed again as the service signs them (its IPN is never re-sent: a duplicate from a proxy, say).
+    const again = await signWebhook({
+      format: 'legacy',
+      payload: eventOf(env.mock, trxId).body,
+      secret: env.mock.credentials.sandbox.apiSecret,
+    });
+    expect(await send(route, NODE_URL, again)).toEqual({ status: 200, body: { received: true, result: 'done' } });
+    expect(lines(order.id)).toHaveLength(1);
+  });
+
+  test('failed: the IPN marks the order failed (with its trx_id); never fulfilled', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const { order, trxId } = await checkout();
+    await env.mock.completeCheckout(trxId, 'failed');
+    expect(statusesOf(env.mock, trxId)).toEqual([200]);
+    expect(findOrder(order.id)).toMatchObject({ status: 'failed', trx_id: trxId });
+    expect(await confirmOrder(order.id)).toMatchObject({ payment: 'failed', result: 'done' });
+    expect(log.mock.calls.filter(([line]) => String(line).startsWith(`order ${order.id} fulfilled`))).toHaveLength(0);
   });
 });

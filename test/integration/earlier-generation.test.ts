@@ -222,7 +222,7 @@ describe('the client on the earlier generation', () => {
     expect(d.checks.find((c) => c.name === 'webhook endpoint')).toMatchObject({ status: 'pass' });
     expect(receiver.received[0]!.headers['x-signature']).toMatch(/^[0-9a-f]{64}$/);
     expect(seen[0]).toMatchObject({ type: 'payment.completed', format: 'legacy', data: { merchant_ref: 'doctor-test' } });
-    expect(seen[0]!.data.trx_id).toMatch(/^TRX_DOCTOR_TEST_[0-9A-F]{12}$/);
+    expect(seen[0]!.data!.trx_id).toMatch(/^TRX_DOCTOR_TEST_[0-9A-F]{12}$/);
   });
 });
 
@@ -358,6 +358,30 @@ describe('the fulfilment kit on the earlier generation', () => {
     expect(report).toMatchObject({ walked: 'store', seen: 1, checked: 1, paid: 1, errors: [] });
     expect(paid).toEqual([trxId]);
     expect(await store.unsettled!(10)).toEqual([]);
+  });
+
+  test('an IPN lost on the way and a return page whose onPaid throws: the trx_id stays in the store, and the sweep fulfils it', async () => {
+    const store = memoryStore();
+    let fail = true;
+    const paid: string[] = [];
+    const fulfillment = createFulfillment({
+      environment: 'sandbox',
+      secret: mock.credentials.sandbox.apiSecret,
+      client,
+      store,
+      onPaid: (tx) => {
+        if (fail) throw new Error('ERP down');
+        paid.push(tx.trx_id);
+      },
+    });
+    // Nothing listens at this ipn_url: the IPN is refused, and never sent again.
+    const { trxId } = await initiate({ ipn_url: 'http://127.0.0.1:9/ipn' });
+    await mock.completeCheckout(trxId, 'success');
+    await expect(fulfillment.handleVerified(await client.payments.verify(trxId))).rejects.toThrow('ERP down');
+    expect(await store.unsettled!(10)).toEqual([`payment:${trxId}`]);
+    fail = false;
+    expect(await fulfillment.reconcile({ since: Date.now() })).toMatchObject({ walked: 'store', paid: 1, errors: [] });
+    expect(paid).toEqual([trxId]);
   });
 
   test('the webhook secret alone refuses the IPN (401): this generation signs with the API secret', async () => {

@@ -7,7 +7,10 @@
 // throws: it resolves to { ok, steps } so every runtime reports the same way.
 //
 // `input`: { baseUrl, credentials: { merchantKey, apiKey, apiSecret }, webhook: { secret, body,
-// headers }, browser?: boolean }.
+// headers }, browser?: boolean, earlier?: { baseUrl, credentials, control } }.
+//
+// With `input.earlier`, the same runtime then proves the earlier generation (checkEarlier below)
+// against a sandbox playing it; its steps are named `earlier: …`.
 
 export async function check(sdk, webhooks, input, fulfillment) {
   const steps = [];
@@ -115,5 +118,114 @@ export async function check(sdk, webhooks, input, fulfillment) {
     }
     return 'ran, done, 401';
   });
+  if (input.earlier) await checkEarlier(sdk, webhooks, { ...input.earlier, browser: input.browser }, fulfillment, step);
   return { ok: steps.every((s) => s.ok), steps };
+}
+
+// The earlier generation (docs/generations.md), against a sandbox playing it: initiate (no
+// trx_id in the answer), verify pending then success after the customer paid (the runner's
+// mock.completeCheckout, which sends the IPN), payments.create → RouteNotSupportedError,
+// client.generation() → 'earlier', verifyWebhook of the sandbox's own IPN (signed with the API
+// secret) and of a tampered copy, and the fulfillment kit settling that IPN once.
+//
+// `earlier.control` is the runner's helper on 127.0.0.1 (CORS open): `POST /trx {ref}` gives
+// the trx_id of a payment as the sandbox's records (the merchant's dashboard) show it, since
+// initiate answers none; `POST /complete {trx_id}` runs mock.completeCheckout(trx_id, 'success')
+// and answers the IPN the sandbox delivered to `<control>/ipn` ({ body, headers }).
+async function checkEarlier(sdk, webhooks, earlier, fulfillment, step) {
+  const options = { ...earlier.credentials, environment: 'sandbox', baseUrl: earlier.baseUrl, maxRetries: 0 };
+  if (earlier.browser) options.dangerouslyAllowBrowser = true;
+  const client = new sdk.PaymentsClient(options);
+  const control = async (path, value) => {
+    const response = await fetch(`${earlier.control}${path}`, { method: 'POST', body: JSON.stringify(value) });
+    if (!response.ok) throw new Error(`the runner's ${path} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    return response.json();
+  };
+  const ref = `matrix-earlier-${Date.now()}`;
+  let trx;
+  let ipn;
+  await step('earlier: payments.initiate (no trx_id in the answer)', async () => {
+    const session = await client.payments.initiate({
+      payment_amount: 25,
+      currency_code: 'USD',
+      ref_trx: ref,
+      description: 'Runtime matrix',
+      customer_name: 'Zoë Mwinyi',
+      ipn_url: `${earlier.control}/ipn`,
+      success_redirect: 'https://shop.example.com/thanks',
+      cancel_redirect: 'https://shop.example.com/cart',
+    });
+    if (typeof session.payment_url !== 'string' || session.data?.trx_id != null || session.info?.ref_trx !== ref)
+      throw new Error(`unexpected session ${JSON.stringify(session)}`);
+    trx = (await control('/trx', { ref })).trx_id;
+    if (typeof trx !== 'string') throw new Error(`the sandbox has no payment ${ref}`);
+    return `payment_url; ${trx} from the sandbox's records`;
+  });
+  await step('earlier: payments.verify (pending)', async () => {
+    const verified = await client.payments.verify(trx ?? 'none');
+    if (verified.status !== 'pending' || verified.trx_id !== trx || verified.amount !== undefined)
+      throw new Error(`unexpected ${JSON.stringify(verified)}`);
+    return `pending: ${verified.message}`;
+  });
+  await step('earlier: payments.verify (success, after mock.completeCheckout)', async () => {
+    ipn = (await control('/complete', { trx_id: trx ?? 'none' })).ipn;
+    const verified = await client.payments.verify(trx ?? 'none');
+    // `amount` is the net there; paidAmount gives the gross the customer paid.
+    if (verified.status !== 'success' || verified.amount !== verified.net_amount || sdk.paidAmount(verified) !== 25)
+      throw new Error(`unexpected ${JSON.stringify(verified)}`);
+    return `success: net ${verified.amount} + fee ${verified.fee} = paidAmount ${sdk.paidAmount(verified)} ${verified.currency}`;
+  });
+  await step('earlier: payments.create → RouteNotSupportedError', async () => {
+    try {
+      await client.payments.create({
+        payment_amount: 25,
+        currency_code: 'USD',
+        ref_trx: `${ref}-create`,
+        ipn_url: 'https://shop.example.com/ipn',
+      });
+    } catch (error) {
+      if (error instanceof sdk.RouteNotSupportedError && error instanceof sdk.NotFoundError && error.status === 404) return error.name;
+      throw error;
+    }
+    throw new Error('payments.create resolved on the earlier generation');
+  });
+  await step("earlier: client.generation() → 'earlier'", async () => {
+    const generation = await client.generation();
+    if (generation !== 'earlier') throw new Error(`generation() is ${generation}`);
+    return generation;
+  });
+  await step("earlier: verifyWebhook of the sandbox's IPN (good, tampered)", async () => {
+    if (!ipn) throw new Error('no IPN reached the runner');
+    const { body, headers } = ipn;
+    const secret = earlier.credentials.apiSecret;
+    const event = await webhooks.verifyWebhook({ payload: body, headers, secret, environment: 'sandbox' });
+    if (event.type !== 'payment.completed' || event.format !== 'legacy' || event.data.trx_id !== trx || event.data.merchant_ref !== ref)
+      throw new Error(`unexpected event ${JSON.stringify(event)}`);
+    try {
+      await webhooks.verifyWebhook({ payload: body.replace('"amount":25', '"amount":2500'), headers, secret });
+    } catch (error) {
+      if (error instanceof webhooks.WebhookVerificationError) return `${event.type} (legacy); tampered: ${error.reason}`;
+      throw error;
+    }
+    throw new Error('a tampered IPN verified');
+  });
+  await step('earlier: fulfillment (the IPN once, reconcile walks the store)', async () => {
+    if (!ipn) throw new Error('no IPN reached the runner');
+    const paid = [];
+    const kit = fulfillment.createFulfillment({
+      environment: 'sandbox',
+      secret: earlier.credentials.apiSecret, // the earlier generation signs its IPN with the API secret
+      client,
+      store: fulfillment.memoryStore(),
+      onPaid: (tx) => void paid.push(sdk.paidAmount(tx)),
+    });
+    const delivery = { payload: ipn.body, headers: ipn.headers };
+    const answers = [await kit.handleWebhook(delivery), await kit.handleWebhook(delivery)].map(
+      (a) => `${a.status} ${JSON.parse(a.body).result}`,
+    );
+    const report = await kit.reconcile({ since: 0, olderThan: 0 });
+    if (answers.join() !== '200 ran,200 done' || paid.join() !== '25' || report.walked !== 'store' || report.errors.length)
+      throw new Error(`answers ${answers}, onPaid ${JSON.stringify(paid)}, reconcile ${JSON.stringify(report)}`);
+    return `${answers.join(', ')}; reconcile walked the store`;
+  });
 }

@@ -1,6 +1,6 @@
 // The fulfillment kit of the shop: the webhook routes and the return page report payments to
 // it, and it runs onPaid once per payment, whichever reports it first.
-import { PaymentsClient } from 'business-payments';
+import { PaymentsClient, paidAmount } from 'business-payments';
 import { createFulfillment, memoryStore, type Fulfillment } from 'business-payments/fulfillment';
 import { findOrder, fulfilOrder, markOrderFailed } from './orders';
 
@@ -19,6 +19,8 @@ export const paymentsClient = (): PaymentsClient => (shared.shopClient ??= new P
 export function fulfillment(): Fulfillment {
   return (shared.shopFulfillment ??= createFulfillment({
     environment,
+    // The webhook signing secret; on the earlier generation (its IPN is signed with the API
+    // secret, and it has no other) set this variable to the API secret.
     secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!, // unset or padded: createFulfillment throws ConfigurationError (each delivery a 500)
     client: paymentsClient(),
     // memoryStore(): this process only (it says so once under NODE_ENV=production). Every
@@ -33,8 +35,10 @@ export function fulfillment(): Fulfillment {
       const order = findOrder(tx.merchant_ref);
       if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
       // The service says it is paid; you check it is the payment this order asked for.
-      if (tx.amount !== order.amount || tx.currency !== order.currency) {
-        throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
+      // paidAmount(tx): what the customer paid on either generation (the earlier one's
+      // verify answers the net in `amount`, the payment less the merchant's fee).
+      if (paidAmount(tx) !== order.amount || tx.currency !== order.currency) {
+        throw new Error(`payment ${tx.trx_id} is ${paidAmount(tx)} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
       }
       fulfilOrder(order, tx); // with postgresStore, write through ctx.db: it commits with the claim
     },
@@ -54,7 +58,10 @@ export function fulfillment(): Fulfillment {
  */
 export async function confirmOrder(orderId: string) {
   const order = findOrder(orderId);
-  if (!order?.trx_id) return undefined;
+  if (!order) return undefined;
+  // On the earlier generation the trx_id comes with the IPN only (initiate answers none, and
+  // the return URL carries nothing): until it has come, the payment is being confirmed.
+  if (!order.trx_id) return { order, payment: undefined, result: 'unknown' };
   const tx = await paymentsClient().payments.verify(order.trx_id);
   let result: string;
   try {

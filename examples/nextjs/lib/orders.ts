@@ -4,7 +4,7 @@
 // return page and the node webhook route in one process, so they share it here; the edge
 // route runs in an isolate of its own (it sees none of these orders), and a serverless
 // deployment runs many instances.
-import type { FulfilledTransaction } from 'business-payments/fulfillment';
+import { paidAmount, type FulfilledTransaction } from 'business-payments/fulfillment';
 
 export interface Order {
   /** Your reference: the payment's `ref_trx`, `merchant_ref` in its events. */
@@ -13,7 +13,7 @@ export interface Order {
   amount: number;
   currency: string;
   status: 'open' | 'paid' | 'failed';
-  /** The payment made for it. */
+  /** The payment made for it (on the earlier generation, known once its IPN came). */
   trx_id?: string | undefined;
 }
 
@@ -43,10 +43,11 @@ export function savePayment(order: Order, trxId: string): void {
 export function fulfilOrder(order: Order, tx: FulfilledTransaction): void {
   order.status = 'paid';
   order.trx_id = tx.trx_id;
-  console.log(`order ${order.id} fulfilled (${tx.trx_id}, ${tx.amount} ${tx.currency})`);
+  console.log(`order ${order.id} fulfilled (${tx.trx_id}, ${paidAmount(tx)} ${tx.currency})`);
 }
 
 export function markOrderFailed(order: Order, tx: FulfilledTransaction): void {
   order.status = 'failed';
+  order.trx_id = tx.trx_id;
   console.log(`order ${order.id}: payment ${tx.trx_id} failed`);
 }
