@@ -51,7 +51,8 @@ export const POSTGRES_STORE_SQL = `CREATE TABLE IF NOT EXISTS business_payments_
 );
 CREATE TABLE IF NOT EXISTS business_payments_fulfillment_open (
   key text PRIMARY KEY,
-  noted_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  noted_at timestamptz NOT NULL DEFAULT now()
 )`;
 
 const DEFAULT_TABLE = 'business_payments_fulfillment';
@@ -201,7 +202,7 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
       await prepare();
       // Settled ones are dropped here rather than in complete(): claims stay as they were.
       await read(`DELETE FROM ${table}_open o USING ${table} d WHERE o.key = d.key`);
-      const { rows } = await read(`SELECT key FROM ${table}_open ORDER BY noted_at, key LIMIT $1`, [limit]);
+      const { rows } = await read(`SELECT key FROM ${table}_open ORDER BY seq LIMIT $1`, [limit]);
       return rows.map((row) => (row as { key: string }).key);
     },
   };

@@ -98,6 +98,7 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
       : (client as NodeRedisClientLike).eval(script, { keys: [prefix + key], arguments: args });
   // Replies arrive as strings, or Buffers under a node-redis type mapping: toString() reads both.
   const text = (reply: unknown) => (reply == null ? '' : (reply as { toString(): string }).toString());
+  let tick = 0;
   const outcome = async (key: string) => {
     const value = text(await client.get(prefix + key));
     return value.startsWith(DONE) ? value.slice(DONE.length) : undefined;
@@ -114,7 +115,8 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
     },
     outcome,
     async remember(key) {
-      await run(REMEMBER, OPEN, [String(Date.now()), key]);
+      // Scored by the time in µs-like steps: ties within a millisecond keep this process's order.
+      await run(REMEMBER, OPEN, [String(Date.now() * 1000 + (tick = (tick + 1) % 1000)), key]);
     },
     // Settled keys are dropped as they are met; a page at a time, so the set is never read whole.
     async unsettled(limit) {

@@ -109,7 +109,8 @@ describe('postgresStore', () => {
     expect(await columns(db, 'bp_created_open')).toEqual(await columns(db, 'bp_by_hand_open'));
     expect(await columns(db, 'bp_created_open')).toEqual([
       { column_name: 'key', data_type: 'text', is_nullable: 'NO', column_default: null },
-      { column_name: 'noted_at', data_type: 'timestamp with time zone', is_nullable: 'NO', column_default: 'clock_timestamp()' },
+      { column_name: 'seq', data_type: 'bigint', is_nullable: 'NO', column_default: null },
+      { column_name: 'noted_at', data_type: 'timestamp with time zone', is_nullable: 'NO', column_default: 'now()' },
     ]);
   });
 
