@@ -163,6 +163,14 @@ async function loadFulfillment(file: string, cwd: string): Promise<Pick<Fulfillm
       `--fulfillment ${file} exports no fulfillment: export const fulfillment = createFulfillment({ ... }) (or export default)`,
     );
   }
+  // A memory store starts empty in this process: every paid payment in the window would look
+  // unsettled, and its onPaid run again, whatever the app's own process already did.
+  if ((found as Partial<Fulfillment>).store?.durable === false) {
+    throw new UsageError(
+      `--fulfillment ${file} uses memoryStore(), which starts empty here: every paid payment would be fulfilled again. ` +
+        'Give it postgresStore or redisStore (the store your app uses), or run the dry run (no --fulfillment).',
+    );
+  }
   return found as Pick<Fulfillment, 'reconcile'>;
 }
 

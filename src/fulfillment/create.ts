@@ -2,7 +2,7 @@
 // payment first (webhook, return page, reconcile sweep) and however many processes share
 // the store. It loads in serverless handlers, so it imports neither ky nor the client: the
 // merchant's PaymentsClient is passed in.
-import { ConfigurationError } from '../core/base-error.js';
+import { ConfigurationError, PaymentsError } from '../core/base-error.js';
 import type { PaymentRecord, VerifiedTransaction } from '../resources/payments.js';
 import { checkSecrets, verifyWebhook } from '../webhooks/verify.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
@@ -138,6 +138,8 @@ export interface Fulfillment {
   handleVerified(transaction: VerifiedTransaction, options?: { merchantRef?: string | undefined }): Promise<SettleResult>;
   /** Walks every payment created since `since` and settles each one the store has no outcome for. */
   reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
+  /** The store the kit records claims and outcomes in. */
+  readonly store: FulfillmentStore;
 }
 
 /**
@@ -185,6 +187,9 @@ const DEFAULT_OLDER_THAN_MS = 600_000;
 const OUTCOMES: Record<string, string> = { success: 'paid', failed: 'failed' };
 const ANSWERS: Record<SettleResult, number> = { ran: 200, done: 200, busy: 409, pending: 409 };
 
+/** What a handler gets beside its value, but the store's `db`. */
+type Context = Omit<FulfillmentContext, 'db'>;
+
 /**
  * Creates the fulfillment kit: each paid order fulfilled exactly once.
  *
@@ -213,19 +218,14 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
   checkKitSecret(secret);
   checkClient(client, environment);
 
-  const once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Omit<FulfillmentContext, 'db'>) =>
+  const once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Context) =>
     claimAndRun(store, lease, key, outcome, handler, value, context);
 
-  const settle = async (
-    tx: VerifiedTransaction,
-    merchantRef: string | undefined,
-    context: Omit<FulfillmentContext, 'db'>,
-    info: FulfillmentTrace,
-  ): Promise<SettleResult> => {
+  const settle = async (tx: VerifiedTransaction, merchantRef: string | undefined, context: Context, info: FulfillmentTrace) => {
+    const value = fulfilled(tx, merchantRef);
     info.trxId = tx.trx_id;
     const outcome = OUTCOMES[tx.status];
     if (!outcome) return (info.result = 'pending');
-    const value: FulfilledTransaction = merchantRef === undefined ? tx : { ...tx, merchant_ref: merchantRef };
     return (info.result = await once(`payment:${tx.trx_id}`, outcome, outcome === 'paid' ? onPaid : onFailed, value, context));
   };
 
@@ -238,7 +238,7 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
       info.trxId = data.trx_id;
       await rememberOnce(store, event, data.trx_id, recorded);
       // Verified before any handler: the event says what happened, the service confirms it.
-      return settle(await client.payments.verify(data.trx_id), ref, { source: 'webhook', event }, info);
+      return settle(await verified(client, data.trx_id), ref, { source: 'webhook', event }, info);
     }
     if (!onEvent) return 'ran';
     // An event without an id cannot be de-duplicated: it runs each time it comes.
@@ -270,10 +270,29 @@ export function createFulfillment(options: FulfillmentOptions): Fulfillment {
 
   return {
     handleWebhook: handleWebhook as Fulfillment['handleWebhook'],
+    store,
     handleVerified: (transaction, opts) =>
-      keepUnsettled(store, transaction.trx_id, settleTraced('handleVerified', transaction, opts?.merchantRef)),
+      keepUnsettled(store, transaction?.trx_id, settleTraced('handleVerified', transaction, opts?.merchantRef)),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
   };
+}
+
+// What the handlers get. No trx_id, no claim (every such call would share one key,
+// `payment:undefined`); a reference the service sent wins over the caller's (a return page's
+// URL is anyone's to write).
+function fulfilled(tx: VerifiedTransaction, merchantRef: string | undefined): FulfilledTransaction {
+  if (typeof tx?.trx_id !== 'string' || !tx.trx_id) throw new PaymentsError('fulfillment: a transaction without trx_id cannot be settled');
+  return merchantRef === undefined || (tx as FulfilledTransaction).merchant_ref != null ? tx : { ...tx, merchant_ref: merchantRef };
+}
+
+// The service's answer for `trxId`, refused when it is about another payment (a proxy's
+// cache, a hostile server): acting on it would settle one order with another's payment.
+// Ids are compared as the earlier generation matches them, case-insensitively.
+async function verified(client: FulfillmentClient, trxId: string): Promise<VerifiedTransaction> {
+  const tx = await client.payments.verify(trxId);
+  if (String(tx?.trx_id).toUpperCase() !== trxId.toUpperCase())
+    throw new PaymentsError(`fulfillment: verify(${trxId}) answered for ${String(tx?.trx_id)}`);
+  return tx;
 }
 
 // A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
@@ -360,8 +379,7 @@ async function answerDelivery(
     return answer(recorded && ANSWERS[result] !== 200 ? 202 : ANSWERS[result], { received: true, result });
   } catch (error) {
     info.errorClass = errorClass(error);
-    if (recorded)
-      return answer(202, { received: true, result: 'recorded', message: 'Not settled yet: fulfillment.reconcile() settles it.' });
+    if (recorded) return answer(202, { received: true, result: 'recorded' });
     // A 5xx makes the service deliver again, after the claim was released.
     return answer(500, { error: 'handler_failed', message: error instanceof Error ? error.message : String(error) });
   }
@@ -380,7 +398,7 @@ async function reconcile(
   const check = async (trxId: string, merchantRef: string | undefined) => {
     report.checked++;
     try {
-      const tx = await client.payments.verify(trxId);
+      const tx = await verified(client, trxId);
       const result = await settle(tx, merchantRef);
       if (result === 'ran') report[tx.status === 'success' ? 'paid' : 'failed']++;
       else if (result !== 'done') report[result]++;
@@ -407,10 +425,7 @@ async function reconcile(
     // need not load the client): walk what the store knows is open instead.
     if ((error as Error | undefined)?.name !== 'RouteNotSupportedError' || report.seen > 0) throw error;
     if (!store.unsettled) {
-      throw new ConfigurationError(
-        'fulfillment.reconcile: this server has no payment list (the earlier generation), and the store cannot list the payments it was told of (no unsettled()): use memoryStore, postgresStore or redisStore.',
-        { cause: error },
-      );
+      throw new ConfigurationError('fulfillment.reconcile: no payment list here, and the store has no unsettled()', { cause: error });
     }
     report.walked = 'store';
     for (const key of await store.unsettled(MAX_UNSETTLED)) {

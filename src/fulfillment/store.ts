@@ -49,6 +49,8 @@ export interface FulfillmentStore {
   remember?(key: string): Promise<void>;
   /** Remembered keys without a recorded outcome, oldest first, at most `limit`. */
   unsettled?(limit: number): Promise<string[]>;
+  /** `false` for a store that forgets with its process (`memoryStore`): the CLI's reconcile refuses it. */
+  readonly durable?: boolean;
 }
 
 type Entry = { outcome: string } | { token: object; until: number };
@@ -56,13 +58,16 @@ type Entry = { outcome: string } | { token: object; until: number };
 let warned = false;
 
 /**
- * The default store: a `Map` in this process. Claims are exact within one process and
+ * The default store: a `Map` in this process, its leases timed on a monotonic clock
+ * (`performance.now()`; `now` injects another). Claims are exact within one process and
  * nothing more: on serverless platforms and with several servers, every instance has its
  * own map, so use `postgresStore` or `redisStore` there. It says so once (console.warn) when
  * it sees `NODE_ENV=production`.
  */
 export function memoryStore(options: { now?: () => number } = {}): FulfillmentStore {
-  const now = options.now ?? Date.now;
+  // Leases on a monotonic clock: a wall-clock step (NTP, a VM resumed) neither ends a claim
+  // early nor keeps it for ever.
+  const now = options.now ?? (() => performance.now());
   const entries = new Map<string, Entry>();
   // Insertion order is the order they were reported in: oldest first.
   const remembered = new Set<string>();
@@ -73,11 +78,10 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (!warned && env?.NODE_ENV === 'production') {
     warned = true;
-    console.warn(
-      '[business-payments] fulfillment: memoryStore() keeps claims in this process only; with more than one instance (serverless, several servers) use postgresStore or redisStore.',
-    );
+    console.warn('[business-payments] memoryStore() is for one process: use postgresStore or redisStore in production.');
   }
   return {
+    durable: false,
     claim(key, leaseMs) {
       const entry = entries.get(key);
       if (entry && 'outcome' in entry) return Promise.resolve({ done: entry.outcome });

@@ -62,10 +62,12 @@ describe('the built bin', () => {
     await mock.completeCheckout(trx_id, 'success');
     writeFileSync(
       join(dir, 'fulfillment.mjs'),
-      `import { createFulfillment } from 'business-payments/fulfillment';
+      `import { createFulfillment, memoryStore } from 'business-payments/fulfillment';
 import { PaymentsClient } from 'business-payments';
+// A store that outlives the process stands in here (a plain memoryStore() is refused).
 export const fulfillment = createFulfillment({
   environment: 'sandbox', secret: 'unused', client: new PaymentsClient(${JSON.stringify(config)}),
+  store: { ...memoryStore(), durable: true },
   onPaid: (tx) => console.error('onPaid', tx.trx_id),
 });
 `,

@@ -45,11 +45,14 @@ afterAll(async () => {
 });
 
 /** A merchant's fulfillment module, as --fulfillment loads it; what its handlers ran lands in globalThis[name]. */
-function fulfillmentModule(name: string, exportAs: 'named' | 'default' = 'named'): string {
+function fulfillmentModule(name: string, exportAs: 'named' | 'default' = 'named', durable = true): string {
   const file = join(dir, `${name}.mjs`);
+  // The sweeps below keep their store in this process (as a database would keep it across
+  // runs): a memory store that says it is durable. A plain memoryStore() is refused.
+  const store = durable ? '{ ...memoryStore(), durable: true }' : 'memoryStore()';
   writeFileSync(
     file,
-    `import { createFulfillment } from 'business-payments/fulfillment';
+    `import { createFulfillment, memoryStore } from 'business-payments/fulfillment';
 import { PaymentsClient } from 'business-payments';
 const ran = (globalThis[${JSON.stringify(name)}] = { paid: [], failed: [] });
 const client = new PaymentsClient(${JSON.stringify({ environment: 'sandbox', baseUrl: server.url, ...mock.credentials.sandbox })});
@@ -57,6 +60,7 @@ const kit = createFulfillment({
   environment: 'sandbox',
   secret: ${JSON.stringify(mock.credentials.webhookSecret)},
   client,
+  store: ${store},
   onPaid: (tx) => {
     if (tx.merchant_ref === 'order-boom') throw new Error('the warehouse is closed');
     ran.paid.push(tx.merchant_ref);
@@ -187,6 +191,13 @@ describe('reconcile --fulfillment', () => {
       cwd: dir,
     });
     expect(JSON.parse(run.stdout)).toMatchObject({ mode: 'fulfillment', paid: 1, failed: 1 });
+  });
+
+  test('a fulfillment on memoryStore() is refused (exit 2): it starts empty, and every paid payment would be fulfilled again', async () => {
+    const file = fulfillmentModule('sweepMemory', 'named', false);
+    const run = await runCli(['reconcile', '--since', '24h', '--older-than', '0', '--fulfillment', file], { env: {} });
+    expectUsageError(run, /^business-payments reconcile: --fulfillment .*sweepMemory\.mjs uses memoryStore\(\), which starts empty here/);
+    expect(ran('sweepMemory')).toEqual({ paid: [], failed: [] });
   });
 
   test('a module without a fulfillment, a missing file, client options with it: exit 2', async () => {

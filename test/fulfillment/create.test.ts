@@ -253,5 +253,66 @@ test('memoryStore says once, under NODE_ENV=production, that it holds claims in 
   fresh();
   fresh();
   expect(warn).toHaveBeenCalledTimes(1);
-  expect(String(warn.mock.calls[0]![0])).toMatch(/this process only.*postgresStore or redisStore/);
+  expect(String(warn.mock.calls[0]![0])).toMatch(/memoryStore\(\) is for one process: use postgresStore or redisStore in production/);
+});
+
+describe('trust nothing unverified', () => {
+  test('a verify answer for another trx_id is refused: nothing runs, nothing is recorded (webhook 500, handleVerified throws)', async () => {
+    const { client } = fakeClient({});
+    client.payments.verify = async () => tx('TRX_OTHER', 'success');
+    const { fulfillment, paid } = kit({ client });
+    const answer = await fulfillment.handleWebhook(await delivery(paymentEvent('TRX1')));
+    expect(answer.status).toBe(500);
+    expect(answer.body).toContain('answered for TRX_OTHER');
+    await expect(fulfillment.handleVerified(tx('TRX1', 'success'))).resolves.toBe('ran');
+    expect(paid.map((t) => t.trx_id)).toEqual(['TRX1']);
+    expect(await fulfillment.store.outcome('payment:TRX_OTHER')).toBeUndefined();
+    const report = await kit({ client, payments: [] }).fulfillment.reconcile({ since: 0 });
+    expect(report.errors).toEqual([]);
+  });
+
+  test('ids the service matches case-insensitively pass (the earlier generation answers in its own case)', async () => {
+    const { client } = fakeClient({});
+    client.payments.verify = async (trxId) => tx(trxId.toUpperCase(), 'success');
+    const { fulfillment, paid } = kit({ client });
+    expect((await fulfillment.handleWebhook(await delivery(paymentEvent('trx1')))).status).toBe(200);
+    expect(paid.map((t) => t.trx_id)).toEqual(['TRX1']);
+  });
+
+  test("a caller's merchantRef never overrides the service's; it fills in only where the service sent none", async () => {
+    const { fulfillment, paid } = kit({ statuses: { TRX1: 'success', TRX2: 'success' } });
+    await fulfillment.handleVerified({ ...tx('TRX1', 'success'), merchant_ref: 'order-A' } as unknown as VerifiedTransaction, {
+      merchantRef: 'order-B',
+    });
+    await fulfillment.handleVerified(tx('TRX2', 'success'), { merchantRef: 'order-C' });
+    expect(paid.map((t) => [t.trx_id, t.merchant_ref])).toEqual([
+      ['TRX1', 'order-A'],
+      ['TRX2', 'order-C'],
+    ]);
+  });
+
+  test('handleVerified without a trx_id is refused, and claims nothing (no `payment:undefined` key)', async () => {
+    const { fulfillment, paid } = kit();
+    for (const bad of [{ status: 'success' }, { status: 'success', trx_id: '' }, undefined]) {
+      await expect(fulfillment.handleVerified(bad as unknown as VerifiedTransaction)).rejects.toThrow(/without trx_id cannot be settled/);
+    }
+    expect(await fulfillment.store.outcome('payment:undefined')).toBeUndefined();
+    await expect(fulfillment.handleVerified(tx('TRX1', 'success'))).resolves.toBe('ran');
+    expect(paid).toHaveLength(1);
+  });
+});
+
+describe('memoryStore leases', () => {
+  test('are timed on a monotonic clock: a wall-clock step during onPaid neither frees the claim nor runs it twice', async () => {
+    const store = memoryStore();
+    const first = await store.claim('payment:TRX1', 60_000);
+    expect('claimed' in first).toBe(true);
+    const wall = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + 6 * 60_000); // the wall clock jumps 6 minutes
+    try {
+      expect(await store.claim('payment:TRX1', 60_000)).toEqual({ busy: true });
+    } finally {
+      wall.mockRestore();
+    }
+    expect(store.durable).toBe(false);
+  });
 });
