@@ -32,12 +32,12 @@ export type FulfilledTransaction = VerifiedTransaction & {
 };
 
 /** What a handler gets beside the transaction or event. */
-export interface FulfillmentContext {
+export interface FulfillmentContext<Db = unknown> {
   /**
    * The claim's own database handle (`postgresStore`: the claim's transaction, so what you
    * write through it commits with the claim, exactly once); `undefined` for other stores.
    */
-  db: unknown;
+  db: Db;
   /** Which path reported it. */
   source: 'webhook' | 'verified' | 'reconcile';
   /** The webhook event, when a delivery reported it. */
@@ -45,10 +45,14 @@ export interface FulfillmentContext {
 }
 
 /** A handler of the kit: the verified transaction (or event) and its context; may be async. */
-export type Handler<T> = (value: T, context: FulfillmentContext) => unknown;
+export type Handler<T, Db = unknown> = (value: T, context: FulfillmentContext<Db>) => unknown;
 
-/** Options of {@link createFulfillment}. */
-export interface FulfillmentOptions {
+/**
+ * Options of {@link createFulfillment}. `Db` is what the store's claims hand the handlers as
+ * `ctx.db`: inferred from `store` (`postgresStore`: `PostgresClaimDb`, the claim's own
+ * transaction; `memoryStore` and `redisStore`: `undefined`).
+ */
+export interface FulfillmentOptions<Db = unknown> {
   /** Deliveries for the other environment are refused, and the client must be of this one. */
   environment: 'sandbox' | 'production';
   /**
@@ -62,13 +66,13 @@ export interface FulfillmentOptions {
   /** The `PaymentsClient` of that environment: it verifies every outcome before a handler runs. */
   client: FulfillmentClient;
   /** Where claims and outcomes live. Default `memoryStore()`: one process only. */
-  store?: FulfillmentStore | undefined;
+  store?: FulfillmentStore<Db> | undefined;
   /** Runs once per `trx_id`, with the verified transaction, only when its status is `success`. Check the amount and currency against your order here. */
-  onPaid: Handler<FulfilledTransaction>;
+  onPaid: Handler<FulfilledTransaction, Db>;
   /** Runs at most once per `trx_id` when verify says `failed`, never after `onPaid`. */
-  onFailed?: Handler<FulfilledTransaction> | undefined;
-  /** Runs once per event id for every other event (subscription.*, invoice.*, newer types). */
-  onEvent?: Handler<WebhookEvent> | undefined;
+  onFailed?: Handler<FulfilledTransaction, Db> | undefined;
+  /** Runs once per event id for every other event (subscription.*, invoice.*, newer types); `ctx.db` is `undefined` for an event without an id (no claim). */
+  onEvent?: Handler<WebhookEvent, Db | undefined> | undefined;
   /** How long a claim keeps others out if its holder crashes, ms. Default 300 000 (5 minutes). */
   lease?: number | undefined;
   /** Keeps a serverless runtime alive for work after the response (Workers' `ctx.waitUntil`). */
@@ -211,7 +215,9 @@ type Context = Omit<FulfillmentContext, 'db'>;
  * @throws {ConfigurationError} when the secret is not set or has leading or trailing whitespace,
  * or the client is for the other environment.
  */
-export function createFulfillment(options: FulfillmentOptions): Fulfillment {
+export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions<Db>): Fulfillment {
+  // The store's Db only types what the handlers see; inside, a claim's db is passed through.
+  const options = kitOptions as unknown as FulfillmentOptions;
   const { environment, secret, client, onPaid, onFailed, onEvent } = options;
   const store = options.store ?? memoryStore();
   const lease = options.lease ?? DEFAULT_LEASE_MS;

@@ -73,7 +73,7 @@ interface Session {
 // Per client object, whichever stores share it: the claim attempts in flight and the claims
 // held now (by lock name), and for a single connection the tail of its queue (it holds one
 // transaction at a time).
-const shared = new WeakMap<object, { held: Map<string, Promise<ClaimResult>>; tail: Promise<unknown> }>();
+const shared = new WeakMap<object, { held: Map<string, Promise<ClaimResult<PostgresClaimDb>>>; tail: Promise<unknown> }>();
 
 // A pg Pool (or Neon's) checks a connection out with connect(). A pg Client has connect()
 // too (it opens the connection: `connectionParameters` tells it), and so has a client
@@ -145,7 +145,7 @@ const rollback = (session: Session) =>
  * const store = postgresStore(pool);
  * ```
  */
-export function postgresStore(client: PostgresQueryable, options: PostgresStoreOptions = {}): FulfillmentStore {
+export function postgresStore(client: PostgresQueryable, options: PostgresStoreOptions = {}): FulfillmentStore<PostgresClaimDb> {
   const { table = DEFAULT_TABLE, createTable = true } = options;
   if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$/.test(table)) {
     throw new TypeError(`postgresStore: table must be an SQL name (schema. allowed), got '${table}'`);
@@ -217,7 +217,7 @@ async function tryClaim(
   key: string,
   leaseMs: number,
   free: () => void,
-): Promise<ClaimResult> {
+): Promise<ClaimResult<PostgresClaimDb>> {
   let turn: Session | undefined;
   try {
     turn = await session();
@@ -260,7 +260,7 @@ async function ensureTable(table: string, read: (text: string, values?: unknown[
 
 // A won claim: its transaction stays open on `turn` until complete (record, COMMIT), release
 // (ROLLBACK) or the lease runs out (ROLLBACK; a late complete then rejects).
-function holding(turn: Session, table: string, key: string, leaseMs: number, free: () => void): StoreClaim {
+function holding(turn: Session, table: string, key: string, leaseMs: number, free: () => void): StoreClaim<PostgresClaimDb> {
   let open = true;
   const ended = () => new Error(`postgresStore: the claim on '${key}' has ended`);
   const finish = async (outcome?: string) => {

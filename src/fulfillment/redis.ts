@@ -84,7 +84,7 @@ return 1`;
  * const store = redisStore(redis);
  * ```
  */
-export function redisStore(client: NodeRedisClientLike | IORedisClientLike, options: RedisStoreOptions = {}): FulfillmentStore {
+export function redisStore(client: NodeRedisClientLike | IORedisClientLike, options: RedisStoreOptions = {}): FulfillmentStore<undefined> {
   const { prefix = 'business-payments:fulfillment:', keepDoneMs } = options;
   if (keepDoneMs !== undefined && !(keepDoneMs >= 1)) throw new RangeError('redisStore: keepDoneMs must be at least 1 (ms)');
   const ioredis = typeof (client as Partial<IORedisClientLike>).call === 'function';
@@ -104,7 +104,7 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
     return value.startsWith(DONE) ? value.slice(DONE.length) : undefined;
   };
   return {
-    async claim(key, leaseMs): Promise<ClaimResult> {
+    async claim(key, leaseMs): Promise<ClaimResult<undefined>> {
       const token = crypto.randomUUID();
       const held = text(await run(CLAIM, key, [token, String(Math.max(1, Math.ceil(leaseMs)))]));
       if (held === token) {

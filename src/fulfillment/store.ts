@@ -6,12 +6,12 @@
  * A claim won on one key: run the handler, then `complete` (the outcome is recorded and the
  * key is never claimed again) or `release` (the key is free at once, e.g. the handler threw).
  */
-export interface StoreClaim {
+export interface StoreClaim<Db = unknown> {
   /**
    * Where the handler may write so that its writes commit with the claim (Postgres: the
    * claim's own transaction). `undefined` for stores without one.
    */
-  readonly db?: unknown;
+  readonly db?: Db;
   /** Records `outcome` for the key and ends the claim. */
   complete(outcome: string): Promise<void>;
   /** Ends the claim without an outcome: the next claimer may run the handler. */
@@ -19,9 +19,9 @@ export interface StoreClaim {
 }
 
 /** What {@link FulfillmentStore.claim} found. */
-export type ClaimResult =
+export type ClaimResult<Db = unknown> =
   /** The key is this caller's until it completes, releases, or the lease runs out. */
-  | { claimed: StoreClaim }
+  | { claimed: StoreClaim<Db> }
   /** An outcome is recorded already: nothing to run. */
   | { done: string }
   /** Another live claim holds the key. */
@@ -40,9 +40,9 @@ export type ClaimResult =
  *   keys reported but not settled yet. The earlier generation of the service sends its IPN
  *   once and never again, and has no payment list, so these are what `reconcile` walks there.
  */
-export interface FulfillmentStore {
+export interface FulfillmentStore<Db = unknown> {
   /** Claims `key` for `leaseMs` ms (see the interface). */
-  claim(key: string, leaseMs: number): Promise<ClaimResult>;
+  claim(key: string, leaseMs: number): Promise<ClaimResult<Db>>;
   /** The outcome recorded for `key`, or `undefined`. */
   outcome(key: string): Promise<string | undefined>;
   /** Records `key` as reported and not settled yet (idempotent; durable for as long as outcomes are). */
@@ -64,7 +64,7 @@ let warned = false;
  * own map, so use `postgresStore` or `redisStore` there. It says so once (console.warn) when
  * it sees `NODE_ENV=production`.
  */
-export function memoryStore(options: { now?: () => number } = {}): FulfillmentStore {
+export function memoryStore(options: { now?: () => number } = {}): FulfillmentStore<undefined> {
   // Leases on a monotonic clock: a wall-clock step (NTP, a VM resumed) neither ends a claim
   // early nor keeps it for ever.
   const now = options.now ?? (() => performance.now());
@@ -90,7 +90,7 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
       entries.set(key, { token, until: now() + leaseMs });
       // Only the holder may end its claim: one whose lease ran out and was taken over is stale.
       const mine = () => (entries.get(key) as { token?: object } | undefined)?.token === token;
-      const claimed: StoreClaim = {
+      const claimed: StoreClaim<undefined> = {
         complete: (outcome) => Promise.resolve(void (mine() && entries.set(key, { outcome }))),
         release: () => Promise.resolve(void (mine() && entries.delete(key))),
       };

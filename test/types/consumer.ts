@@ -15,9 +15,12 @@ import {
   type Wallet,
 } from 'business-payments';
 import { verifyWebhook } from 'business-payments/webhooks';
+import { createFulfillment, memoryStore } from 'business-payments/fulfillment';
+import { postgresStore, type PostgresClaimDb, type PostgresQueryable } from 'business-payments/fulfillment/postgres';
 
 declare const env: Record<string, string | undefined>;
 declare function expectType<T>(value: T): void;
+declare const pool: PostgresQueryable;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 declare function assertTrue<_T extends true>(): void;
 
@@ -127,4 +130,26 @@ export async function run(): Promise<void> {
   } catch (error) {
     if (error instanceof RouteNotSupportedError) expectType<[number, string, string]>([error.status, error.operation, error.route]);
   }
+
+  // ctx.db is typed from the store: Postgres's claim transaction, or undefined.
+  createFulfillment({
+    environment: 'production',
+    secret: 's',
+    client,
+    store: postgresStore(pool),
+    onPaid: async (paid, { db }) => {
+      expectType<PostgresClaimDb>(db);
+      const { rows } = await db.query('SELECT total FROM orders WHERE ref = $1', [paid.merchant_ref]);
+      expectType<unknown[]>(rows);
+    },
+    onEvent: (_event, { db }) => expectType<PostgresClaimDb | undefined>(db),
+  });
+  createFulfillment({
+    environment: 'sandbox',
+    secret: 's',
+    client,
+    store: memoryStore(),
+    // @ts-expect-error memoryStore has no database handle
+    onPaid: (_paid, { db }) => db.query('SELECT 1'),
+  });
 }
