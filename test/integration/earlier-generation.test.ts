@@ -296,6 +296,24 @@ describe('the fulfilment kit on the earlier generation', () => {
     handler = (body, headers) => fulfillment.handleWebhook({ payload: body, headers: headers as Record<string, string> });
     return { fulfillment, paid, failed };
   }
+  /** A kit behind the receiver whose onPaid throws until `recover()` (an ERP that is down). */
+  function erpDown() {
+    const store = memoryStore();
+    let fail = true;
+    const paid: string[] = [];
+    const fulfillment = createFulfillment({
+      environment: 'sandbox',
+      secret: mock.credentials.sandbox.apiSecret,
+      client,
+      store,
+      onPaid: (tx) => {
+        if (fail) throw new Error('ERP down');
+        paid.push(tx.trx_id);
+      },
+    });
+    handler = (body, headers) => fulfillment.handleWebhook({ payload: body, headers: headers as Record<string, string> });
+    return { store, fulfillment, paid, recover: () => (fail = false) };
+  }
   const replay = (ipn: Ipn) =>
     fetch(receiver.url, { method: 'POST', body: new Uint8Array(ipn.body), headers: ipn.headers as Record<string, string> }).then(
       (r) => r.status,
@@ -334,26 +352,13 @@ describe('the fulfilment kit on the earlier generation', () => {
   });
 
   test('an IPN whose handler throws is still acknowledged (202: never re-sent), and the sweep fulfils it from the store', async () => {
-    const store = memoryStore();
-    let fail = true;
-    const paid: string[] = [];
-    const fulfillment = createFulfillment({
-      environment: 'sandbox',
-      secret: mock.credentials.sandbox.apiSecret,
-      client,
-      store,
-      onPaid: (tx) => {
-        if (fail) throw new Error('ERP down');
-        paid.push(tx.trx_id);
-      },
-    });
-    handler = (body, headers) => fulfillment.handleWebhook({ payload: body, headers: headers as Record<string, string> });
+    const { store, fulfillment, paid, recover } = erpDown();
     const { trxId } = await initiate();
     await mock.completeCheckout(trxId, 'success');
     const ipn = await waitFor('the IPN', () => receiver.received[0]);
     expect(ipn.status).toBe(202);
     expect(await store.unsettled!(10)).toEqual([`payment:${trxId}`]);
-    fail = false;
+    recover();
     const report = await fulfillment.reconcile({ since: Date.now() });
     expect(report).toMatchObject({ walked: 'store', seen: 1, checked: 1, paid: 1, errors: [] });
     expect(paid).toEqual([trxId]);
@@ -361,25 +366,13 @@ describe('the fulfilment kit on the earlier generation', () => {
   });
 
   test('an IPN lost on the way and a return page whose onPaid throws: the trx_id stays in the store, and the sweep fulfils it', async () => {
-    const store = memoryStore();
-    let fail = true;
-    const paid: string[] = [];
-    const fulfillment = createFulfillment({
-      environment: 'sandbox',
-      secret: mock.credentials.sandbox.apiSecret,
-      client,
-      store,
-      onPaid: (tx) => {
-        if (fail) throw new Error('ERP down');
-        paid.push(tx.trx_id);
-      },
-    });
+    const { store, fulfillment, paid, recover } = erpDown();
     // Nothing listens at this ipn_url: the IPN is refused, and never sent again.
     const { trxId } = await initiate({ ipn_url: 'http://127.0.0.1:9/ipn' });
     await mock.completeCheckout(trxId, 'success');
     await expect(fulfillment.handleVerified(await client.payments.verify(trxId))).rejects.toThrow('ERP down');
     expect(await store.unsettled!(10)).toEqual([`payment:${trxId}`]);
-    fail = false;
+    recover();
     expect(await fulfillment.reconcile({ since: Date.now() })).toMatchObject({ walked: 'store', paid: 1, errors: [] });
     expect(paid).toEqual([trxId]);
   });

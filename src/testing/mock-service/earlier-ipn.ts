@@ -20,6 +20,7 @@ import type { EarlierPaymentRow } from './earlier-payments.js';
 import { hmacHex } from './hmac.js';
 import { prefixedId } from './ids.js';
 import { phpJson } from './php-json.js';
+import { innermostCause } from './webhooks.js';
 import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './types.js';
 
 /** json_encode's flags for the IPN body. */
@@ -115,7 +116,7 @@ async function sendIpn(ctx: Ctx, event: MockWebhookEvent, n: number, manual: boo
     delivery.status = response.status;
     await response.body?.cancel().catch(() => undefined); // the answer's body is ignored
   } catch (cause) {
-    delivery.error = isTimeout(cause) ? TIMED_OUT : connectionError(cause);
+    delivery.error = isTimeout(cause) ? TIMED_OUT : innermostCause(cause);
   }
   if (manual) delivery.manual = true;
   ctx.state.deliveries.push(delivery);
@@ -128,15 +129,3 @@ async function sendIpn(ctx: Ctx, event: MockWebhookEvent, n: number, manual: boo
 }
 
 const isTimeout = (cause: unknown): boolean => cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
-
-// The innermost code of a failed connection (ECONNREFUSED…), else its message.
-function connectionError(cause: unknown): string {
-  let at: unknown = cause;
-  let text = 'connection failed';
-  for (let depth = 0; at && depth < 4; depth++, at = (at as { cause?: unknown }).cause) {
-    const { code, message } = at as { code?: unknown; message?: unknown };
-    if (typeof code === 'string') return code;
-    if (typeof message === 'string' && message) text = message;
-  }
-  return text;
-}

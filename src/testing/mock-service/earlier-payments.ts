@@ -7,7 +7,7 @@ import { EARLIER_TIMING } from './defaults.js';
 import { emitIpn } from './earlier-ipn.js';
 import { validateInitiate } from './earlier-input.js';
 import { trxId as newTrxId } from './ids.js';
-import { checkoutLink, eligibleGateways, narrowGateways, type PaymentRow } from './payments.js';
+import { checkoutLink, eligibleGateways, narrowGateways, sessionFacts, type PaymentRow } from './payments.js';
 import { json } from './responses.js';
 import type { MockMerchant } from './types.js';
 import { isOwn, round2, sharedList } from './util.js';
@@ -109,19 +109,7 @@ async function newRow(ctx: Ctx, caller: Caller, body: Record<string, unknown>): 
 function infoOf(row: EarlierPaymentRow, merchant: MockMerchant, body: Record<string, unknown>): Record<string, unknown> {
   const info: Record<string, unknown> = {};
   for (const key of ECHOED) if (key in body) info[key] = body[key] ?? null;
-  return {
-    ...info,
-    merchant_id: merchant.id,
-    merchant_name: merchant.name,
-    amount: row.sent_amount,
-    currency_code: row.currency,
-    environment: row.environment,
-    is_sandbox: row.environment === 'sandbox',
-    allow_payment_methods: row.allow_payment_methods,
-    merchant_payment_methods_restricted: row.merchant_payment_methods_restricted,
-    merchant_payment_method_ids: row.merchant_payment_method_ids,
-    merchant_payment_method_codes: row.merchant_payment_method_codes,
-  };
+  return { ...info, ...sessionFacts(row, merchant, row.sent_amount) };
 }
 
 const ECHOED = ['ref_trx', 'description', 'ipn_url', 'cancel_redirect', 'success_redirect', 'customer_name', 'customer_email'] as const;

@@ -309,6 +309,22 @@ async function newPayment(ctx: Ctx, caller: Caller, input: PaymentInput, gateway
   };
 }
 
+/** What a payment session's `info` says of the merchant and the payment (both generations). */
+export function sessionFacts(row: PaymentRow, merchant: MockMerchant, amount: unknown) {
+  return {
+    merchant_id: merchant.id,
+    merchant_name: merchant.name,
+    amount,
+    currency_code: row.currency,
+    environment: row.environment,
+    is_sandbox: row.environment === 'sandbox',
+    allow_payment_methods: row.allow_payment_methods,
+    merchant_payment_methods_restricted: row.merchant_payment_methods_restricted,
+    merchant_payment_method_ids: row.merchant_payment_method_ids,
+    merchant_payment_method_codes: row.merchant_payment_method_codes,
+  };
+}
+
 /** The answer of POST /initiate-payment: the spec's payment session. */
 function sessionView(row: PaymentRow, merchant: MockMerchant) {
   return {
@@ -321,16 +337,7 @@ function sessionView(row: PaymentRow, merchant: MockMerchant) {
       success_redirect: row.success_redirect,
       customer_name: row.customer.name,
       customer_email: row.customer.email,
-      merchant_id: merchant.id,
-      merchant_name: merchant.name,
-      amount: row.amount,
-      currency_code: row.currency,
-      environment: row.environment,
-      is_sandbox: row.environment === 'sandbox',
-      allow_payment_methods: row.allow_payment_methods,
-      merchant_payment_methods_restricted: row.merchant_payment_methods_restricted,
-      merchant_payment_method_ids: row.merchant_payment_method_ids,
-      merchant_payment_method_codes: row.merchant_payment_method_codes,
+      ...sessionFacts(row, merchant, row.amount),
     },
     data: { trx_id: row.trx_id, checkout_url: row.checkout_url },
   };

@@ -168,6 +168,11 @@ async function send(ctx: Ctx, event: MockWebhookEvent, n: number, fallbackSecret
 function connectionError(cause: unknown): string {
   if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError'))
     return `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  return innermostCause(cause);
+}
+
+/** The innermost code of a failed connection (ECONNREFUSED…), else its deepest message. */
+export function innermostCause(cause: unknown): string {
   let at: unknown = cause;
   let text = 'connection failed';
   for (let depth = 0; at && depth < 4; depth++, at = (at as { cause?: unknown }).cause) {
