@@ -114,22 +114,7 @@ function generationOf(value: string | undefined): 'current' | 'earlier' {
 function banner(baseUrl: string, c: Printed): string {
   return [
     `Business Payments sandbox running at ${baseUrl}`,
-    '',
-    `  environment     sandbox`,
-    `  base URL        ${baseUrl}`,
-    `  web console     ${baseUrl}/`,
-    `  merchant key    ${c.merchantKey}`,
-    `  API key         ${c.apiKey}`,
-    `  API secret      ${c.apiSecret}`,
-    `  webhook secret  ${c.webhookSecret}`,
-    '',
-    'For the SDK (new PaymentsClient() reads the first five):',
-    `  export BUSINESS_PAYMENTS_ENVIRONMENT=sandbox`,
-    `  export BUSINESS_PAYMENTS_BASE_URL=${sh(baseUrl)}`,
-    `  export BUSINESS_PAYMENTS_MERCHANT_KEY=${sh(c.merchantKey)}`,
-    `  export BUSINESS_PAYMENTS_API_KEY=${sh(c.apiKey)}`,
-    `  export BUSINESS_PAYMENTS_API_SECRET=${sh(c.apiSecret)}`,
-    `  export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${sh(c.webhookSecret)}   # for verifyWebhook, trigger, verify-webhook`,
+    ...credentialLines(baseUrl, c, '', '# for verifyWebhook, trigger, verify-webhook'),
     '',
     'The webhook secret above signs sandbox deliveries only. Calls with X-Environment:',
     'production take the production credential set, whose webhooks are signed with its own',
@@ -150,6 +135,21 @@ function banner(baseUrl: string, c: Printed): string {
 function earlierBanner(baseUrl: string, c: Printed): string {
   return [
     `Business Payments sandbox (earlier generation) running at ${baseUrl}`,
+    ...credentialLines(baseUrl, c, '   (the API secret: it signs the IPN)', '# the API secret: verifies the IPN'),
+    '',
+    'Routes: POST /api/v1/initiate-payment, GET /api/v1/verify-payment/{trxId},',
+    'GET /api/v1/site-info; any other is the framework 404 ("The route ... could not be found.").',
+    'The IPN goes to ipn_url with X-Signature = hex HMAC-SHA256(API secret, body) and X-Environment.',
+    '',
+    'Press Ctrl+C to stop. Requests and IPN deliveries:',
+    '',
+  ].join('\n');
+}
+
+// Both banners' credentials, and the exports for the SDK; `note` and `comment` say what the
+// webhook secret is on each generation.
+function credentialLines(baseUrl: string, c: Printed, note: string, comment: string): string[] {
+  return [
     '',
     `  environment     sandbox`,
     `  base URL        ${baseUrl}`,
@@ -157,11 +157,7 @@ function earlierBanner(baseUrl: string, c: Printed): string {
     `  merchant key    ${c.merchantKey}`,
     `  API key         ${c.apiKey}`,
     `  API secret      ${c.apiSecret}`,
-    `  webhook secret  ${c.webhookSecret}   (the API secret: it signs the IPN)`,
-    '',
-    'Routes: POST /api/v1/initiate-payment, GET /api/v1/verify-payment/{trxId},',
-    'GET /api/v1/site-info; any other is the framework 404 ("The route ... could not be found.").',
-    'The IPN goes to ipn_url with X-Signature = hex HMAC-SHA256(API secret, body) and X-Environment.',
+    `  webhook secret  ${c.webhookSecret}${note}`,
     '',
     'For the SDK (new PaymentsClient() reads the first five):',
     `  export BUSINESS_PAYMENTS_ENVIRONMENT=sandbox`,
@@ -169,11 +165,8 @@ function earlierBanner(baseUrl: string, c: Printed): string {
     `  export BUSINESS_PAYMENTS_MERCHANT_KEY=${sh(c.merchantKey)}`,
     `  export BUSINESS_PAYMENTS_API_KEY=${sh(c.apiKey)}`,
     `  export BUSINESS_PAYMENTS_API_SECRET=${sh(c.apiSecret)}`,
-    `  export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${sh(c.webhookSecret)}   # the API secret: verifies the IPN`,
-    '',
-    'Press Ctrl+C to stop. Requests and IPN deliveries:',
-    '',
-  ].join('\n');
+    `  export BUSINESS_PAYMENTS_WEBHOOK_SECRET=${sh(c.webhookSecret)}   ${comment}`,
+  ];
 }
 
 /** Prints each new request and webhook attempt from the service's state. */
