@@ -180,14 +180,14 @@ export class PaymentsClient {
     const list = CLIENT_ROUTES['payments.list'];
     const probe = { ...list, operation: 'generation', response: list.result, query: { limit: 1 } };
     // Any answer of the route itself (a page, 401, 403, 429) says it exists; a 5xx may be a
-    // proxy's, so it says nothing and is thrown.
+    // proxy's, and a refused redirect is not the route's answer: those say nothing and are thrown.
     const answered = await this.request(probe, options)
       .asResponse()
       .then(
         (response) => (void response.body?.cancel().catch(() => {}), true),
         (error: unknown) => {
           if (error instanceof RouteNotSupportedError) return false;
-          if (error instanceof APIError && !(error instanceof InternalServerError)) return true;
+          if (error instanceof APIError && error.status >= 400 && !(error instanceof InternalServerError)) return true;
           throw error;
         },
       );

@@ -126,6 +126,15 @@ describe('waitForOutcome on the earlier generation', () => {
 });
 
 describe('error bodies of the earlier generation', () => {
+  const session = {
+    payment_amount: 25,
+    currency_code: 'USD',
+    ref_trx: 'order-1',
+    ipn_url: 'https://shop.example.com/ipn',
+    success_redirect: 'https://shop.example.com/ok',
+    cancel_redirect: 'https://shop.example.com/cancel',
+  };
+
   test('422 {"status":"error","errors":{...}}: the field map, and the fields in the message', async () => {
     api.on('post', '/api/v1/initiate-payment', {
       status: 422,
@@ -137,16 +146,7 @@ describe('error bodies of the earlier generation', () => {
         },
       },
     });
-    const error = await rejection(
-      setup().payments.initiate({
-        payment_amount: 25,
-        currency_code: 'USD',
-        ref_trx: 'order-1',
-        ipn_url: 'https://shop.example.com/ipn',
-        success_redirect: 'https://shop.example.com/ok',
-        cancel_redirect: 'https://shop.example.com/cancel',
-      }),
-    );
+    const error = await rejection(setup().payments.initiate(session));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.errors).toEqual({
       ipn_url: ['The ipn url field must be a valid URL.'],
@@ -162,16 +162,7 @@ describe('error bodies of the earlier generation', () => {
     'Undefined array key "customer_name"',
   ])('422 {"error": %j}: the sentence is the label and the message', async (sentence) => {
     api.on('post', '/api/v1/initiate-payment', { status: 422, body: { error: sentence } });
-    const error = await rejection(
-      setup().payments.initiate({
-        payment_amount: 25,
-        currency_code: 'USD',
-        ref_trx: 'order-1',
-        ipn_url: 'https://shop.example.com/ipn',
-        success_redirect: 'https://shop.example.com/ok',
-        cancel_redirect: 'https://shop.example.com/cancel',
-      }),
-    );
+    const error = await rejection(setup().payments.initiate(session));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.label).toBe(sentence);
     expect(error.message).toBe(`422 ${sentence}`);
@@ -294,6 +285,24 @@ describe('client.generation()', () => {
     const error = await rejection(client.generation());
     expect(error).toBeInstanceOf(RouteNotSupportedError);
     expect(error.message).toMatch(/baseUrl is probably wrong/);
+    api.server.resetHandlers();
+    api.on('get', '/api/v1/payments', { body: { data: [], has_more: false } });
+    expect(await settle(client.generation())).toBe('current');
+  });
+
+  test('a redirect or a 5xx says nothing of the route: thrown, and nothing is cached', async () => {
+    api.use(
+      http.get(
+        `${BASE_URL}/api/v1/payments`,
+        () => new HttpResponse(null, { status: 302, headers: { location: 'https://elsewhere.test/' } }),
+      ),
+    );
+    const client = setup({ maxRetries: 0 });
+    const redirected = await rejection(client.generation());
+    expect(redirected.status).toBe(302);
+    api.server.resetHandlers();
+    api.on('get', '/api/v1/payments', { status: 503, body: { error: 'Service Unavailable' } });
+    expect((await rejection(client.generation())).status).toBe(503);
     api.server.resetHandlers();
     api.on('get', '/api/v1/payments', { body: { data: [], has_more: false } });
     expect(await settle(client.generation())).toBe('current');

@@ -7,7 +7,7 @@ import { EARLIER_TIMING } from './defaults.js';
 import { emitIpn } from './earlier-ipn.js';
 import { validateInitiate } from './earlier-input.js';
 import { trxId as newTrxId } from './ids.js';
-import { checkoutLink, eligibleGateways, narrowGateways, sessionFacts, type PaymentRow } from './payments.js';
+import { checkoutLink, eligibleGateways, narrowGateways, sessionFacts, verifiedView, type PaymentRow } from './payments.js';
 import { json } from './responses.js';
 import type { MockMerchant } from './types.js';
 import { isOwn, round2, sharedList } from './util.js';
@@ -131,18 +131,8 @@ export function earlierVerify(ctx: Ctx, req: ApiRequest): Response {
   if (!row) return json(404, { error: 'Transaction not found.' });
   if (row.status === 'pending') return json(200, { status: 'pending', trx_id: row.trx_id, message: 'Payment is still pending.' });
   if (row.status === 'failed') return json(200, { status: 'failed', trx_id: row.trx_id, message: 'Payment failed or canceled.' });
-  return json(200, {
-    status: 'success',
-    trx_id: row.trx_id,
-    amount: row.net_amount, // the net, as this generation answers
-    fee: row.fee,
-    currency: row.currency,
-    net_amount: row.net_amount,
-    customer: { name: row.customer.name, email: row.customer.email },
-    description: row.description,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  });
+  // The net as `amount`, as this generation answers.
+  return json(200, verifiedView(row, row.net_amount));
 }
 
 /**

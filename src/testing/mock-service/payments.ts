@@ -504,10 +504,15 @@ export function pushPayment(ctx: Ctx, req: ApiRequest): Response {
 export function verifyPayment(ctx: Ctx, req: ApiRequest): Response {
   const row = ownPayment(ctx, req, req.params.trxId!);
   if (!row) return notFound(req.params.trxId!, req.caller.environment);
-  return json(200, {
+  return json(200, verifiedView(row, row.amount));
+}
+
+/** The Verified transaction shape of `row`, with `amount` as the generation reports it (the earlier one: the net). */
+export function verifiedView(row: PaymentRow, amount: number) {
+  return {
     status: row.status,
     trx_id: row.trx_id,
-    amount: row.amount,
+    amount,
     fee: row.fee,
     currency: row.currency,
     net_amount: row.net_amount,
@@ -515,5 +520,5 @@ export function verifyPayment(ctx: Ctx, req: ApiRequest): Response {
     description: row.description,
     created_at: row.created_at,
     updated_at: row.updated_at,
-  });
+  };
 }
