@@ -14,7 +14,12 @@ import { gzipSync } from 'node:zlib';
 
 const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144 };
 /** @type {Record<string, number>} */
-const CEILING = {};
+const CEILING = {
+  // The kit under real conditions (issue 26: the inbox, renewed leases, attempts, the price
+  // check, a reconcile that stops) took the fulfillment entry over its budget; held here
+  // while it is trimmed back (see the CHANGELOG).
+  fulfillment: 8_192,
+};
 let failed = false;
 const notes = [];
 // `client` is what an app that makes calls ships: the client and what it reaches.

@@ -15,4 +15,13 @@ export {
   type PostgresQueryable,
   type PostgresStoreOptions,
 } from './fulfillment/postgres.js';
-export type { FulfillmentStore, StoreClaim, ClaimResult } from './fulfillment/store.js';
+export type {
+  FulfillmentStore,
+  StoreClaim,
+  ClaimResult,
+  InboxLease,
+  InboxNext,
+  InboxRecord,
+  InboxState,
+  InboxStore,
+} from './fulfillment/store.js';

@@ -7,4 +7,13 @@
 // Redis, through their node-redis or ioredis client. Its own entry, so that an app on
 // Postgres (or memory) never ships it; it imports no client library and nothing else.
 export { redisStore, type RedisStoreOptions, type NodeRedisClientLike, type IORedisClientLike } from './fulfillment/redis.js';
-export type { FulfillmentStore, StoreClaim, ClaimResult } from './fulfillment/store.js';
+export type {
+  FulfillmentStore,
+  StoreClaim,
+  ClaimResult,
+  InboxLease,
+  InboxNext,
+  InboxRecord,
+  InboxState,
+  InboxStore,
+} from './fulfillment/store.js';

@@ -8,6 +8,8 @@
 // in serverless handlers, so it must not import ky or the client (the client is passed in).
 export {
   createFulfillment,
+  type DrainReport,
+  type ExpectedPrice,
   type Fulfillment,
   type FulfillmentClient,
   type FulfillmentContext,
@@ -15,11 +17,22 @@ export {
   type Handler as FulfillmentHandler,
   type FulfillmentOptions,
   type FulfilledTransaction,
+  type PaymentAttempt,
   type ReconcileOptions,
   type ReconcileReport,
   type SettleResult,
   type WebhookAnswer,
 } from './fulfillment/create.js';
-export { memoryStore, type ClaimResult, type FulfillmentStore, type StoreClaim } from './fulfillment/store.js';
+export {
+  memoryStore,
+  type ClaimResult,
+  type FulfillmentStore,
+  type InboxLease,
+  type InboxNext,
+  type InboxRecord,
+  type InboxState,
+  type InboxStore,
+  type StoreClaim,
+} from './fulfillment/store.js';
 // The gross a customer paid, on either generation: what an order's price is compared with.
 export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Fulfillment, ReconcileReport } from '../fulfillment.js';
+import { sinceWindow } from '../fulfillment/window.js';
 import { ConfigurationError, PaymentsClient } from '../index.js';
 import {
   CLIENT_OPTIONS,
@@ -27,8 +28,10 @@ status at the service) and verifies each one older than --older-than:
 - without it, a dry run: a client from the options below (or the BUSINESS_PAYMENTS_*
   variables) verifies the same payments and lists what verify says of each; no store, no
   handler, nothing recorded.
-Prints a report (a table, or --json). Exit 0 when no payment errored, 1 when one did, 2 for
-bad arguments. Running it again is safe: settled payments are skipped.
+The walk stops once the list is past WHEN. Prints a report (a table, or --json). Exit 0 when
+no payment errored, 1 when one did, 2 for bad arguments; payments to review (a second payment
+of a paid order, an amount that does not match) and unknown ones (an attempt your store never
+made) are listed, not errors. Running it again is safe: settled payments are skipped.
 
 Options:
   --since WHEN        start of the window: a duration back from now (30m, 24h, 7d) or an
@@ -200,28 +203,35 @@ async function dryRun(client: PaymentsClient, { since, olderThan, signal, onProg
     pending: 0,
     busy: 0,
     errors: [],
+    unknown: [],
+    review: [],
     payments: [],
   };
+  const past = sinceWindow(from);
   for await (const payment of client.payments.list({ limit: 100 }, { signal })) {
     signal?.throwIfAborted();
     report.seen++;
     const created = Date.parse(payment.created_at ?? '');
+    if (past(created)) break;
     if (Number.isNaN(created) || (created >= from && created <= until)) {
       report.checked++;
       try {
         const tx = await client.payments.verify(payment.trx_id, { signal });
         report[tx.status === 'success' ? 'paid' : tx.status === 'failed' ? 'failed' : 'pending']++;
-        report.payments.push({
-          trx_id: tx.trx_id,
-          merchant_ref: payment.merchant_ref ?? null,
-          status: tx.status,
-          amount: tx.amount ?? null,
-          currency: tx.currency ?? null,
-          created_at: payment.created_at ?? tx.created_at ?? null,
-        });
+        // At most 1,000 listed (the counts go on): a long window keeps memory bounded.
+        if (report.payments.length < 1_000)
+          report.payments.push({
+            trx_id: tx.trx_id,
+            merchant_ref: payment.merchant_ref ?? null,
+            status: tx.status,
+            amount: tx.amount ?? null,
+            currency: tx.currency ?? null,
+            created_at: payment.created_at ?? tx.created_at ?? null,
+          });
       } catch (error) {
         signal?.throwIfAborted();
-        report.errors.push({ trx_id: payment.trx_id, message: error instanceof Error ? error.message : String(error) });
+        if (report.errors.length < 1_000)
+          report.errors.push({ trx_id: payment.trx_id, message: error instanceof Error ? error.message : String(error) });
       }
     }
     onProgress?.(report);
@@ -300,7 +310,21 @@ function formatReport(report: Report, title: string): string {
   for (const [key, label] of Object.entries(ROWS[report.mode])) {
     lines.push(`  ${key.padEnd(8)}${String(report[key as keyof typeof ROWS.fulfillment]).padStart(6)}  ${label}`);
   }
+  if (report.mode === 'fulfillment') {
+    lines.push(
+      `  ${'review'.padEnd(8)}${String(report.review.length).padStart(6)}  handed to onDuplicatePayment / onMismatch, or on the review list`,
+    );
+    lines.push(
+      `  ${'unknown'.padEnd(8)}${String(report.unknown.length).padStart(6)}  an attempt reference your store never made: not settled`,
+    );
+  }
   lines.push(`  ${'errors'.padEnd(8)}${String(report.errors.length).padStart(6)}`);
+  for (const [name, list] of [
+    ['To review (fulfillment.inbox({ state: "review" }) lists them)', report.review],
+    ['Unknown (not made by this app, or another store)', report.unknown],
+  ] as const) {
+    if (list.length) lines.push('', `${name}:`, ...list.map((trxId) => `  ${trxId}`));
+  }
   if (report.errors.length) {
     lines.push('', 'Errors (run it again to retry them):', ...report.errors.map((e) => `  ${e.trx_id}  ${e.message}`));
   }

@@ -9,8 +9,10 @@ import { WebhookVerificationError } from '../webhooks/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookHeaders } from '../webhooks/headers.js';
 import type { WebhookPayload } from '../webhooks/verify.js';
-import { memoryStore, type FulfillmentStore } from './store.js';
-import { listened, traced, tracingChannel } from '../internal/trace.js';
+import { memoryStore, type FulfillmentStore, type InboxRecord, type InboxState } from './store.js';
+import { inboxWorker } from './inbox.js';
+import { ATTEMPT, errorClass, named, settler, trace, verified, type Kit } from './settle.js';
+import { sinceWindow } from './window.js';
 
 /** What the kit needs of a `PaymentsClient` (pass the client itself). */
 export interface FulfillmentClient {
@@ -27,9 +29,23 @@ export interface FulfillmentClient {
 
 /** A verified transaction as the handlers get it: with your order reference when known. */
 export type FulfilledTransaction = VerifiedTransaction & {
-  /** Your `ref_trx`, from the webhook or the `merchantRef` you passed, when known. */
+  /** Your `ref_trx`, from the webhook (or, when the service sent none, the `merchantRef` you passed), when known. */
   merchant_ref?: string | undefined;
+  /**
+   * The order this payment was an attempt at: `merchant_ref` without its attempt suffix
+   * (`order-1001~a2` → `order-1001`, see {@link Fulfillment.newAttempt}), else `merchant_ref`
+   * itself. An order is paid once across its attempts.
+   */
+  order_ref?: string | undefined;
 };
+
+/** An order's price, as {@link FulfillmentOptions.expect} gives it. */
+export interface ExpectedPrice {
+  /** The amount the customer should have paid: a number, or a decimal string (pg's `numeric`). */
+  amount: number | string;
+  /** Its 3-letter currency code. */
+  currency: string;
+}
 
 /** What a handler gets beside the transaction or event. */
 export interface FulfillmentContext<Db = unknown> {
@@ -42,6 +58,8 @@ export interface FulfillmentContext<Db = unknown> {
   source: 'webhook' | 'verified' | 'reconcile';
   /** The webhook event, when a delivery reported it. */
   event?: WebhookEvent | undefined;
+  /** `onMismatch`: the price `expect` gave for the order. */
+  expected?: ExpectedPrice | undefined;
 }
 
 /** A handler of the kit: the verified transaction (or event) and its context; may be async. */
@@ -71,12 +89,39 @@ export interface FulfillmentOptions<Db = unknown> {
   onPaid: Handler<FulfilledTransaction, Db>;
   /** Runs at most once per `trx_id` when verify says `failed`, never after `onPaid`. */
   onFailed?: Handler<FulfilledTransaction, Db> | undefined;
+  /**
+   * The price of the order a payment is for (`tx.order_ref`), read in the claim (`ctx.db`):
+   * the kit compares it with {@link paidAmount}`(tx)` and the currency, and on a mismatch runs
+   * `onMismatch` (or puts the payment on the review list, `inbox({ state: 'review' })`), never
+   * `onPaid`. Return `undefined` to skip the check for a payment.
+   */
+  expect?:
+    | ((tx: FulfilledTransaction, context: FulfillmentContext<Db>) => ExpectedPrice | undefined | PromiseLike<ExpectedPrice | undefined>)
+    | undefined;
+  /** Runs once per `trx_id` for a payment whose amount or currency is not what `expect` gave (`ctx.expected`). Without it, the payment goes on the review list. */
+  onMismatch?: Handler<FulfilledTransaction, Db> | undefined;
+  /**
+   * Runs once per `trx_id` for a second successful payment of an order already paid (another
+   * attempt of it): refund it, or tell a person. Without it, the payment goes on the review list.
+   */
+  onDuplicatePayment?: Handler<FulfilledTransaction, Db> | undefined;
   /** Runs once per event id for every other event (subscription.*, invoice.*, newer types); `ctx.db` is `undefined` for an event without an id (no claim). */
   onEvent?: Handler<WebhookEvent, Db | undefined> | undefined;
   /** How long a claim keeps others out if its holder crashes, ms. Default 300 000 (5 minutes). */
   lease?: number | undefined;
   /** Keeps a serverless runtime alive for work after the response (Workers' `ctx.waitUntil`). */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  /**
+   * `true` (the default with a durable store that has one): `handleWebhook` verifies a
+   * delivery, records it in the store's inbox and answers 200 at once; it is processed right
+   * after (in the background, or through `waitUntil`), and by `drain()` / `work()` if that
+   * did not finish. `false`: processed inside the request, as the service waits.
+   */
+  inbox?: boolean | undefined;
+  /** Processing attempts of an inbox record before it is `dead`. Default 8. */
+  maxAttempts?: number | undefined;
+  /** How long an inbox record waits after its `attempts`-th failure, ms. Default 10 s × 2^(attempts − 1), at most an hour. */
+  retryDelay?: ((attempts: number) => number) | undefined;
 }
 
 /**
@@ -84,9 +129,11 @@ export interface FulfillmentOptions<Db = unknown> {
  * - `ran`: a handler ran now (or none was needed) and the outcome is recorded;
  * - `done`: the outcome was recorded before (a duplicate);
  * - `busy`: another claim is handling it right now;
- * - `pending`: verify does not say `success` or `failed` yet: nothing ran.
+ * - `pending`: verify does not say `success` or `failed` yet: nothing ran;
+ * - `review`: a second payment of a paid order, or an amount that does not match: handed to
+ *   `onDuplicatePayment` / `onMismatch`, or put on the review list. `onPaid` did not run.
  */
-export type SettleResult = 'ran' | 'done' | 'busy' | 'pending';
+export type SettleResult = 'ran' | 'done' | 'busy' | 'pending' | 'review';
 
 /** A Node-style webhook answer: status and JSON body text. */
 export interface WebhookAnswer {
@@ -122,14 +169,43 @@ export interface ReconcileReport {
   pending: number;
   /** Handled elsewhere at the same moment (another claim held it). */
   busy: number;
-  /** Payments whose verify or handler threw: `trx_id` and the message. */
+  /** Payments whose verify or handler threw: `trx_id` and the message (at most 1,000 listed). */
   errors: Array<{ trx_id: string; message: string }>;
+  /**
+   * Payments this store never saw an attempt for (an attempt reference, `<order>~a<n>`, that
+   * `newAttempt` never made here): not settled, and not errors (at most 1,000 listed).
+   */
+  unknown: string[];
+  /** Payments handed to `onDuplicatePayment` / `onMismatch` or the review list: not errors (at most 1,000 listed). */
+  review: string[];
   /**
    * `store` when the server has no payment list (the earlier generation): the payments the
    * store was told of and has no outcome for were walked instead, oldest first. Absent when
    * the service's payment list was walked.
    */
   walked?: 'store' | undefined;
+}
+
+/** A new attempt at paying an order ({@link Fulfillment.newAttempt}). */
+export interface PaymentAttempt {
+  /** The `ref_trx` to create the payment with: `<order>~a<n>`. */
+  ref_trx: string;
+  /** The Idempotency-Key to create it with (one per attempt). */
+  idempotencyKey: string;
+  /** `n`: 1 for the order's first attempt. */
+  attempt: number;
+}
+
+/** What {@link Fulfillment.drain} did. */
+export interface DrainReport {
+  /** Inbox records processed. */
+  processed: number;
+  /** Done now. */
+  done: number;
+  /** Failed (or busy elsewhere) and due again later. */
+  retried: number;
+  /** Failed for the `maxAttempts`-th time: `dead`. */
+  dead: number;
 }
 
 /** What {@link createFulfillment} returns. */
@@ -144,6 +220,21 @@ export interface Fulfillment {
   reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
   /** The store the kit records claims and outcomes in. */
   readonly store: FulfillmentStore;
+  /**
+   * A new attempt at paying `orderRef`: create the payment with its `ref_trx` and
+   * `idempotencyKey`. Each call makes a new one (`order-1001~a1`, `~a2`, …), so an order whose
+   * payment failed, was cancelled or expired can be paid again; the kit pays the order once
+   * across its attempts. Keep `ref_trx` with the order: it finds the `trx_id` later.
+   */
+  newAttempt(orderRef: string): Promise<PaymentAttempt>;
+  /** Processes the inbox records that are due (a cron job, a serverless schedule), at most `limit` (default 1,000). */
+  drain(options?: { signal?: AbortSignal | undefined; limit?: number | undefined }): Promise<DrainReport>;
+  /** Processes the inbox until `signal` aborts (a worker process), waiting `idleMs` (default 1,000) when nothing is due. */
+  work(options: { signal: AbortSignal; idleMs?: number | undefined }): Promise<void>;
+  /** Inbox records in `state`, oldest first, at most `limit` (default 100): `dead` ones, the `review` list. */
+  inbox(options: { state: InboxState; limit?: number | undefined }): Promise<InboxRecord[]>;
+  /** Makes the record `id` pending again with no attempts, and processes it now; `false` when there is none. */
+  replay(id: string): Promise<boolean>;
 }
 
 /**
@@ -152,8 +243,8 @@ export interface Fulfillment {
  * settles. Never a secret, a signature, a body or a customer's details.
  */
 export interface FulfillmentTrace {
-  /** Which entry point: `handleWebhook`, `handleVerified` or `reconcile`. */
-  operation: 'handleWebhook' | 'handleVerified' | 'reconcile';
+  /** Which entry point: `handleWebhook`, `handleVerified`, `reconcile`, or `inbox` (processing a recorded delivery). */
+  operation: 'handleWebhook' | 'handleVerified' | 'reconcile' | 'inbox';
   /** The kit's environment. */
   environment: 'sandbox' | 'production';
   /** The transaction settled, once known. */
@@ -178,21 +269,9 @@ function checkClient(client: FulfillmentClient | undefined, environment: string)
   }
 }
 
-// One trace around `work` when someone listens; `info` is filled in as the work goes.
-function trace<T>(info: FulfillmentTrace, work: () => Promise<T>): Promise<T> {
-  const tracing = tracingChannel('business-payments:fulfillment');
-  return listened(tracing) ? traced(tracing, info, work, (context, error) => (context.errorClass = errorClass(error))) : work();
-}
-
-const errorClass = (error: unknown): string => (error as Error | undefined)?.name ?? 'Error';
-
 const DEFAULT_LEASE_MS = 300_000;
 const DEFAULT_OLDER_THAN_MS = 600_000;
-const OUTCOMES: Record<string, string> = { success: 'paid', failed: 'failed' };
-const ANSWERS: Record<SettleResult, number> = { ran: 200, done: 200, busy: 409, pending: 409 };
-
-/** What a handler gets beside its value, but the store's `db`. */
-type Context = Omit<FulfillmentContext, 'db'>;
+const ANSWERS: Record<SettleResult | 'queued', number> = { ran: 200, done: 200, busy: 409, pending: 409, review: 200, queued: 200 };
 
 /**
  * Creates the fulfillment kit: each paid order fulfilled exactly once.
@@ -204,57 +283,45 @@ type Context = Omit<FulfillmentContext, 'db'>;
  *   secret: process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET!,
  *   client,
  *   store: postgresStore(pool),
- *   onPaid: async (tx, { db }) => {
- *     const order = await findOrder(db, tx.merchant_ref);
- *     if (tx.amount !== order.amount || tx.currency !== order.currency) throw new Error('amount mismatch');
- *     await shipOrder(db, order);
- *   },
+ *   expect: async (tx, { db }) => priceOf(db, tx.order_ref),
+ *   onPaid: async (tx, { db }) => shipOrder(db, tx.order_ref),
  * });
  * export const POST = (request: Request) => fulfillment.handleWebhook(request);
  * ```
  * @throws {ConfigurationError} when the secret is not set or has leading or trailing whitespace,
- * or the client is for the other environment.
+ * the client is for the other environment, or `inbox: true` with a store that has no inbox.
  */
 export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions<Db>): Fulfillment {
   // The store's Db only types what the handlers see; inside, a claim's db is passed through.
   const options = kitOptions as unknown as FulfillmentOptions;
-  const { environment, secret, client, onPaid, onFailed, onEvent } = options;
+  const { environment, secret, client } = options;
   const store = options.store ?? memoryStore();
-  const lease = options.lease ?? DEFAULT_LEASE_MS;
   checkKitSecret(secret);
   checkClient(client, environment);
+  const { inbox } = store;
+  // The inbox is on by default where the store is durable: a memory inbox dies with its process.
+  const queued = (options.inbox ?? store.durable !== false) && inbox;
+  if (options.inbox && !inbox) throw new ConfigurationError('createFulfillment({ inbox: true }): this store has no inbox');
+  const kit: Kit = { options, store, lease: options.lease ?? DEFAULT_LEASE_MS };
+  const { settle, fromEvent } = settler(kit);
+  const worker = inboxWorker(kit, fromEvent);
 
-  const once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Context) =>
-    claimAndRun(store, lease, key, outcome, handler, value, context);
-
-  const settle = async (tx: VerifiedTransaction, merchantRef: string | undefined, context: Context, info: FulfillmentTrace) => {
-    const value = fulfilled(tx, merchantRef);
-    info.trxId = tx.trx_id;
-    const outcome = OUTCOMES[tx.status];
-    if (!outcome) return (info.result = 'pending');
-    return (info.result = await once(`payment:${tx.trx_id}`, outcome, outcome === 'paid' ? onPaid : onFailed, value, context));
-  };
-
-  const fromEvent = async (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void): Promise<SettleResult> => {
-    const data = event.data as { trx_id?: unknown; merchant_ref?: unknown } | null | undefined;
-    info.eventType = String(event.type);
-    if (typeof event.id === 'string') info.eventId = event.id;
-    if (String(event.type).startsWith('payment.') && typeof data?.trx_id === 'string') {
-      const ref = typeof data.merchant_ref === 'string' ? data.merchant_ref : undefined;
-      info.trxId = data.trx_id;
-      await rememberOnce(store, event, data.trx_id, recorded);
-      // Verified before any handler: the event says what happened, the service confirms it.
-      return settle(await verified(client, data.trx_id), ref, { source: 'webhook', event }, info);
-    }
-    if (!onEvent) return 'ran';
-    // An event without an id cannot be de-duplicated: it runs each time it comes.
-    if (typeof event.id !== 'string') return (await onEvent(event, { source: 'webhook', event, db: undefined }), 'ran');
-    return once(`event:${event.id}`, 'handled', onEvent, event, { source: 'webhook', event });
-  };
-
-  const answer = (payload: WebhookPayload, headers: WebhookHeaders) => {
+  const answer = (payload: WebhookPayload, headers: WebhookHeaders, later: (work: Promise<unknown>) => void) => {
     const info: FulfillmentTrace = { operation: 'handleWebhook', environment };
-    return trace(info, () => answerDelivery({ payload, headers, secret, environment }, (e, noted) => fromEvent(e, info, noted), info));
+    const delivery = { payload, headers, secret, environment };
+    return trace(info, () =>
+      answerDelivery(delivery, info, async (event, noted) => {
+        if (!queued) return fromEvent(event, info, noted);
+        named(event, info);
+        // Recorded, then answered: the service waits for nothing else (a retry of a recorded
+        // delivery is recorded once). Processed right after, here or by drain() / work().
+        const id = deliveryId(event);
+        await queued.add(id, JSON.stringify(event));
+        noted();
+        later(worker.processOne(id).catch(() => {}));
+        return 'queued';
+      }),
+    );
   };
   // handleVerified and reconcile: one traced settlement each.
   const settleTraced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) => {
@@ -263,43 +330,48 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
   };
 
   async function handleWebhook(input: Request | { payload: WebhookPayload; headers: WebhookHeaders }): Promise<Response | WebhookAnswer> {
+    const later = (work: Promise<unknown>) => options.waitUntil?.(work);
     if (typeof (input as Request).clone !== 'function') {
       const { payload, headers } = input as { payload: WebhookPayload; headers: WebhookHeaders };
-      return answer(payload, headers);
+      return answer(payload, headers, later);
     }
     const request = input as Request;
-    const work = answer(await request.arrayBuffer(), request.headers);
-    options.waitUntil?.(work);
+    const work = answer(await request.arrayBuffer(), request.headers, later);
+    later(work);
     const { status, body } = await work;
     return new Response(body, { status, headers: { 'content-type': 'application/json' } });
   }
 
   return {
+    ...worker,
     handleWebhook: handleWebhook as Fulfillment['handleWebhook'],
     store,
     handleVerified: (transaction, opts) =>
       keepUnsettled(store, transaction?.trx_id, settleTraced('handleVerified', transaction, opts?.merchantRef)),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
+    newAttempt: (orderRef) => newAttempt(store, orderRef),
   };
 }
 
-// What the handlers get. No trx_id, no claim (every such call would share one key,
-// `payment:undefined`); a reference the service sent wins over the caller's (a return page's
-// URL is anyone's to write).
-function fulfilled(tx: VerifiedTransaction, merchantRef: string | undefined): FulfilledTransaction {
-  if (typeof tx?.trx_id !== 'string' || !tx.trx_id) throw new PaymentsError('fulfillment: a transaction without trx_id cannot be settled');
-  return merchantRef === undefined || (tx as FulfilledTransaction).merchant_ref != null ? tx : { ...tx, merchant_ref: merchantRef };
+// A new attempt at an order: its count from the store, as `<order>~a<n>`.
+async function newAttempt(store: FulfillmentStore, orderRef: string): Promise<PaymentAttempt> {
+  if (typeof orderRef !== 'string' || !orderRef.trim())
+    throw new PaymentsError('fulfillment.newAttempt(orderRef): pass your order reference (a non-empty string)');
+  if (!store.attempt) throw new ConfigurationError('fulfillment.newAttempt: this store has no attempt()');
+  const attempt = await store.attempt(orderRef);
+  const ref_trx = `${orderRef}~a${attempt}`;
+  // The service takes a ref_trx of at most 60 characters.
+  if (ref_trx.length > 60)
+    throw new PaymentsError(`fulfillment.newAttempt: '${ref_trx}' is longer than ref_trx's 60 characters: use a shorter order reference`);
+  return { ref_trx, idempotencyKey: ref_trx, attempt };
 }
 
-// The service's answer for `trxId`, refused when it is about another payment (a proxy's
-// cache, a hostile server): acting on it would settle one order with another's payment.
-// Ids are compared as the earlier generation matches them, case-insensitively.
-async function verified(client: FulfillmentClient, trxId: string): Promise<VerifiedTransaction> {
-  const tx = await client.payments.verify(trxId);
-  if (String(tx?.trx_id).toUpperCase() !== trxId.toUpperCase())
-    throw new PaymentsError(`fulfillment: verify(${trxId}) answered for ${String(tx?.trx_id)}`);
-  return tx;
-}
+// An inbox record's id: the event's, or for an IPN (which has none) its payment and outcome;
+// an event with neither is its own record.
+const deliveryId = (event: WebhookEvent): string => {
+  const trxId = (event.data as { trx_id?: unknown } | null)?.trx_id;
+  return typeof event.id === 'string' ? event.id : typeof trxId === 'string' ? `ipn:${trxId}:${String(event.type)}` : crypto.randomUUID();
+};
 
 // A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
 // trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
@@ -316,14 +388,6 @@ async function keepUnsettled(store: FulfillmentStore, trxId: unknown, settling: 
   }
 }
 
-// The earlier generation sends its IPN once, never again: its trx_id is recorded first, so
-// that whatever happens next, `reconcile` finds it (that generation has no payment list).
-async function rememberOnce(store: FulfillmentStore, event: WebhookEvent, trxId: string, recorded: () => void): Promise<void> {
-  if (event.format !== 'legacy' || !store.remember) return;
-  await store.remember(`payment:${trxId}`);
-  recorded();
-}
-
 // The kit's secret, by the rule of every secret (`checkSecrets`), refused here rather than
 // at the first delivery, where it could only be a 500 to the service.
 function checkKitSecret(secret: unknown): void {
@@ -337,36 +401,11 @@ function checkKitSecret(secret: unknown): void {
   }
 }
 
-// The once-only core: claim the key, run the handler, record the outcome (or release the
-// claim and rethrow, so the next report runs it again).
-async function claimAndRun<T>(
-  store: FulfillmentStore,
-  lease: number,
-  key: string,
-  outcome: string,
-  handler: Handler<T> | undefined,
-  value: T,
-  context: Omit<FulfillmentContext, 'db'>,
-): Promise<SettleResult> {
-  const result = await store.claim(key, lease);
-  if ('done' in result) return 'done';
-  if ('busy' in result) return 'busy';
-  const { claimed } = result;
-  try {
-    await handler?.(value, { ...context, db: claimed.db });
-  } catch (error) {
-    await claimed.release();
-    throw error;
-  }
-  await claimed.complete(outcome);
-  return 'ran';
-}
-
 // A delivery, verified (signature, window, environment) before anything else, then settled.
 async function answerDelivery(
   delivery: { payload: WebhookPayload; headers: WebhookHeaders; secret: string | readonly string[]; environment: 'sandbox' | 'production' },
-  settle: (event: WebhookEvent, recorded: () => void) => Promise<SettleResult>,
   info: FulfillmentTrace,
+  settle: (event: WebhookEvent, recorded: () => void) => Promise<SettleResult | 'queued'>,
 ): Promise<WebhookAnswer> {
   const answer = (status: number, body: unknown): WebhookAnswer => ((info.status = status), { status, body: JSON.stringify(body) });
   let event: WebhookEvent;
@@ -400,18 +439,22 @@ async function reconcile(
   const { since, olderThan = DEFAULT_OLDER_THAN_MS, signal, onProgress } = options;
   const from = +since;
   const until = Date.now() - olderThan;
-  const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [] };
+  const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [], unknown: [], review: [] };
+  // The lists are bounded (the counts are not): a run over a long history keeps little.
+  const note = <T>(list: T[], item: T) => list.length < 1_000 && list.push(item);
   const check = async (trxId: string, merchantRef: string | undefined) => {
     report.checked++;
     try {
       const tx = await verified(client, trxId);
       const result = await settle(tx, merchantRef);
       if (result === 'ran') report[tx.status === 'success' ? 'paid' : 'failed']++;
+      else if (result === 'review') note(report.review, trxId);
       else if (result !== 'done') report[result]++;
     } catch (error) {
-      report.errors.push({ trx_id: trxId, message: error instanceof Error ? error.message : String(error) });
+      note(report.errors, { trx_id: trxId, message: error instanceof Error ? error.message : String(error) });
     }
   };
+  const past = sinceWindow(from);
   try {
     // Any status on the server: a paid payment whose webhook was lost reads `success` there.
     for await (const payment of client.payments.list({ limit: 100 })) {
@@ -419,10 +462,16 @@ async function reconcile(
       report.seen++;
       const created = Date.parse(payment.created_at ?? '');
       const trxId = payment.trx_id;
+      const ref = typeof payment.merchant_ref === 'string' ? payment.merchant_ref : undefined;
+      if (past(created)) break;
       // A payment without a readable creation time is checked: better a verify than a miss.
-      const inWindow = Number.isNaN(created) || (created >= from && created <= until);
-      if (typeof trxId === 'string' && inWindow && (await store.outcome(`payment:${trxId}`)) === undefined) {
-        await check(trxId, typeof payment.merchant_ref === 'string' ? payment.merchant_ref : undefined);
+      if (
+        typeof trxId === 'string' &&
+        (Number.isNaN(created) || (created >= from && created <= until)) &&
+        (await store.outcome(`payment:${trxId}`)) === undefined
+      ) {
+        if (await unknown(store, ref)) note(report.unknown, trxId);
+        else await check(trxId, ref);
       }
       onProgress?.(report);
     }
@@ -442,6 +491,15 @@ async function reconcile(
     }
   }
   return report;
+}
+
+// A payment this app never made: an attempt reference `newAttempt` never counted. Any other
+// reference is taken as an order id (the pattern before attempts), and none as unknown here
+// (the list may not show references): those are verified and settled.
+async function unknown(store: FulfillmentStore, ref: string | undefined): Promise<boolean> {
+  const attempt = ref && ATTEMPT.exec(ref);
+  if (!attempt) return false;
+  return Number((await store.outcome(`attempts:${attempt[1]}`)) ?? 0) < Number(attempt[2]);
 }
 
 // One run re-verifies at most this many of the store's open payments (oldest first).

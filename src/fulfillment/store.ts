@@ -16,6 +16,18 @@ export interface StoreClaim<Db = unknown> {
   complete(outcome: string): Promise<void>;
   /** Ends the claim without an outcome: the next claimer may run the handler. */
   release(): Promise<void>;
+  /**
+   * Extends the claim by its lease from now, while it is still this holder's (the kit calls
+   * it every third of the lease while a handler runs, so a slow handler is never run twice).
+   * Resolves `false` when the claim is no longer this holder's.
+   */
+  renew?(): Promise<boolean>;
+  /**
+   * Claims another key inside this claim (the kit: a payment's order): held until this claim
+   * ends, and where the store is transactional (Postgres) its outcome commits with this
+   * claim's. Without it, the kit claims the other key on its own.
+   */
+  claim?(key: string): Promise<ClaimResult<Db>>;
 }
 
 /** What {@link FulfillmentStore.claim} found. */
@@ -51,18 +63,90 @@ export interface FulfillmentStore<Db = unknown> {
   unsettled?(limit: number): Promise<string[]>;
   /** `false` for a store that forgets with its process (`memoryStore`): the CLI's reconcile refuses it. */
   readonly durable?: boolean;
+  /**
+   * Counts the attempts at paying `order`, atomically across processes: resolves 1, 2, 3…
+   * (`fulfillment.newAttempt`). The count is readable as `outcome('attempts:' + order)`.
+   */
+  attempt?(order: string): Promise<number>;
+  /** Where verified deliveries wait to be processed (the kit's inbox). Without it, `inbox: true` is refused. */
+  readonly inbox?: InboxStore | undefined;
+}
+
+/**
+ * The state of an inbox record: `pending` (due now or later), `done`, `dead` (failed
+ * `maxAttempts` times), `review` (a payment for a person to look at: a duplicate payment of an
+ * order, or an amount that does not match).
+ */
+export type InboxState = 'pending' | 'done' | 'dead' | 'review';
+
+/** One record of the inbox. */
+export interface InboxRecord {
+  /** The delivery's id: the event id, or for an earlier-generation IPN `ipn:<trx_id>:<type>`. */
+  id: string;
+  /** Where it stands. */
+  state: InboxState;
+  /** The verified event (JSON text). */
+  event: string;
+  /** Processing attempts that failed so far. */
+  attempts: number;
+  /** The last failure's message, when one failed. */
+  error?: string | undefined;
+  /** When it was recorded, ms since the epoch. */
+  at: number;
+}
+
+/** A record taken for processing: `token` fences it (a stale taker cannot finish it). */
+export interface InboxLease extends InboxRecord {
+  /** This taker's token. */
+  token: string;
+}
+
+/** What a processed record becomes (`finish`). */
+export interface InboxNext {
+  /** The new state. */
+  state: InboxState;
+  /** The attempts count to keep. */
+  attempts: number;
+  /** `pending`: due again after this many ms. */
+  delayMs?: number | undefined;
+  /** The failure's message, if any. */
+  error?: string | undefined;
+}
+
+/**
+ * The inbox part of a store: verified deliveries recorded at once, processed later by any
+ * process. Every method is atomic across the processes sharing the store; due times are
+ * timed on the store's own clock (the database's, Redis's, or a monotonic one in memory).
+ */
+export interface InboxStore {
+  /** Records a record unless one with this id exists (then nothing changes); due at once. Resolves `true` when recorded now. */
+  add(id: string, event: string, state?: InboxState): Promise<boolean>;
+  /**
+   * Takes one due `pending` record (the one with `id` when given, if it is due and not taken)
+   * for `leaseMs` ms: no other taker gets it meanwhile. `undefined` when there is none.
+   */
+  take(leaseMs: number, id?: string): Promise<InboxLease | undefined>;
+  /** Ends a take with `next`, only while `lease.token` still holds it; resolves whether it did. */
+  finish(lease: InboxLease, next: InboxNext): Promise<boolean>;
+  /** Records in `state`, oldest first, at most `limit`. */
+  list(state: InboxState, limit: number): Promise<InboxRecord[]>;
+  /** Makes the record `pending` and due at once, its attempts 0; `false` when there is no such record. */
+  replay(id: string): Promise<boolean>;
 }
 
 type Entry = { outcome: string } | { token: object; until: number };
+type Held = InboxRecord & { due: number; token?: string };
 
 let warned = false;
+const resolved = <T>(value: T) => Promise.resolve(value);
 
 /**
- * The default store: a `Map` in this process, its leases timed on a monotonic clock
- * (`performance.now()`; `now` injects another). Claims are exact within one process and
- * nothing more: on serverless platforms and with several servers, every instance has its
- * own map, so use `postgresStore` or `redisStore` there. It says so once (console.warn) when
- * it sees `NODE_ENV=production`.
+ * The default store: a `Map` in this process, its leases and the inbox's due times timed on a
+ * monotonic clock (`performance.now()`; `now` injects another). Claims are exact within one
+ * process and nothing more: on serverless platforms and with several servers, every instance
+ * has its own map, so use `postgresStore` or `redisStore` there. It says so once
+ * (console.warn) when it sees `NODE_ENV=production`. It is not durable, so the kit's inbox is
+ * off with it unless asked for.
  */
 export function memoryStore(options: { now?: () => number } = {}): FulfillmentStore<undefined> {
   // Leases on a monotonic clock: a wall-clock step (NTP, a VM resumed) neither ends a claim
@@ -71,9 +155,9 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   const entries = new Map<string, Entry>();
   // Insertion order is the order they were reported in: oldest first.
   const remembered = new Set<string>();
-  const settled = (key: string) => {
+  const outcome = (key: string) => {
     const entry = entries.get(key);
-    return entry !== undefined && 'outcome' in entry;
+    return entry && 'outcome' in entry ? entry.outcome : undefined;
   };
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (!warned && env?.NODE_ENV === 'production') {
@@ -82,32 +166,71 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   }
   return {
     durable: false,
+    inbox: memoryInbox(now),
     claim(key, leaseMs) {
       const entry = entries.get(key);
-      if (entry && 'outcome' in entry) return Promise.resolve({ done: entry.outcome });
-      if (entry && entry.until > now()) return Promise.resolve({ busy: true } as const);
+      if (entry && 'outcome' in entry) return resolved({ done: entry.outcome });
+      if (entry && entry.until > now()) return resolved({ busy: true } as const);
       const token = {};
       entries.set(key, { token, until: now() + leaseMs });
-      // Only the holder may end its claim: one whose lease ran out and was taken over is stale.
+      // Only the holder may end or renew its claim: one whose lease ran out and was taken over is stale.
       const mine = () => (entries.get(key) as { token?: object } | undefined)?.token === token;
       const claimed: StoreClaim<undefined> = {
-        complete: (outcome) => Promise.resolve(void (mine() && entries.set(key, { outcome }))),
-        release: () => Promise.resolve(void (mine() && entries.delete(key))),
+        complete: (outcome) => resolved(void (mine() && entries.set(key, { outcome }))),
+        release: () => resolved(void (mine() && entries.delete(key))),
+        renew: () => resolved(mine() && !!entries.set(key, { token, until: now() + leaseMs })),
       };
-      return Promise.resolve({ claimed });
+      return resolved({ claimed });
     },
-    outcome: (key) => {
-      const entry = entries.get(key);
-      return Promise.resolve(entry && 'outcome' in entry ? entry.outcome : undefined);
-    },
-    remember: (key) => Promise.resolve(void (settled(key) || remembered.add(key))),
+    outcome: (key) => resolved(outcome(key)),
+    remember: (key) => resolved(void (outcome(key) ?? remembered.add(key))),
     unsettled(limit) {
       const out: string[] = [];
       for (const key of remembered) {
-        if (settled(key)) remembered.delete(key);
+        if (outcome(key) !== undefined) remembered.delete(key);
         else if (out.push(key) >= limit) break;
       }
-      return Promise.resolve(out);
+      return resolved(out);
+    },
+    attempt(order) {
+      const n = Number(outcome(`attempts:${order}`) ?? 0) + 1;
+      entries.set(`attempts:${order}`, { outcome: String(n) });
+      return resolved(n);
+    },
+  };
+}
+
+// The memory store's inbox: records in a Map whose order is the order they last changed.
+function memoryInbox(now: () => number): InboxStore {
+  const records = new Map<string, Held>();
+  const copy = ({ due: _due, token: _token, ...record }: Held): InboxRecord => record;
+  const put = (record: InboxRecord, due: number) => (records.delete(record.id), records.set(record.id, { ...copy(record as Held), due }));
+  return {
+    add: (id, event, state = 'pending') =>
+      resolved(!records.has(id) && !!records.set(id, { id, state, event, attempts: 0, at: Date.now(), due: now() })),
+    take(leaseMs, id) {
+      for (const record of id === undefined ? records.values() : [records.get(id)]) {
+        if (record?.state === 'pending' && record.due <= now()) {
+          record.due = now() + leaseMs;
+          return resolved({ ...copy(record), token: (record.token = crypto.randomUUID()) });
+        }
+      }
+      return resolved(undefined);
+    },
+    finish(lease, { state, attempts, delayMs = 0, error }) {
+      const record = records.get(lease.id);
+      return resolved(record?.token === lease.token && !!put({ ...record, state, attempts, error }, now() + delayMs));
+    },
+    list: (state, limit) =>
+      resolved(
+        [...records.values()]
+          .filter((record) => record.state === state)
+          .slice(0, limit)
+          .map(copy),
+      ),
+    replay(id) {
+      const record = records.get(id);
+      return resolved(!!record && !!put({ ...record, state: 'pending', attempts: 0, error: undefined }, now()));
     },
   };
 }

@@ -4,7 +4,7 @@
 // so a store's own clock and its server's are what is tested. Each case uses keys of its own,
 // so a persistent database can be reused across runs.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ClaimResult, FulfillmentStore, StoreClaim } from '../../src/fulfillment/store.js';
+import type { ClaimResult, FulfillmentStore, InboxStore, StoreClaim } from '../../src/fulfillment/store.js';
 
 /** Reads and writes the handler's own data, to check that `claimed.db` commits with the claim. */
 export interface TransactionalDb {
@@ -142,6 +142,9 @@ export function runStoreConformance(
     registerEnds(stores, shared);
     registerDeath(stores, it, has.kill === true);
     registerUnsettled(stores);
+    registerRenewal(stores);
+    registerAttempts(stores);
+    registerInbox(stores, shared);
     if (has.db) registerTransactional(stores, it, () => writes ?? expect.fail('setup gave no transactionalDb'));
   });
 }
@@ -339,5 +342,135 @@ function registerUnsettled(stores: (count: number) => FulfillmentStore[]): void 
     // The limit counts unsettled keys only.
     const page = await a.unsettled!(1);
     expect(page).toHaveLength(1);
+  });
+}
+
+function registerRenewal(stores: (count: number) => FulfillmentStore[]): void {
+  test('renew keeps a claim past its lease (no one else wins meanwhile); a stale holder cannot renew', async () => {
+    const key = freshKey('renew');
+    const [a, b] = stores(2) as [FulfillmentStore, FulfillmentStore];
+    const holder = won(await a.claim(key, LEASE));
+    expect(holder.renew).toBeTypeOf('function');
+    // Renewed every third of the lease for three leases: busy throughout.
+    for (let i = 0; i < 9; i++) {
+      await sleep(LEASE / 3);
+      expect(await holder.renew!()).toBe(true);
+      expect(await b.claim(key, LONG)).toEqual({ busy: true });
+    }
+    await holder.complete('paid');
+    expect(await b.outcome(key)).toBe('paid');
+
+    const staleKey = freshKey('renew-stale');
+    const stale = won(await a.claim(staleKey, LEASE));
+    await sleep(LEASE);
+    const fresh = await claimWithin(b, staleKey, 1_000);
+    expect(await stale.renew!().catch(() => false)).toBe(false);
+    await fresh.complete('fresh');
+    expect(await a.outcome(staleKey)).toBe('fresh');
+  });
+}
+
+function registerAttempts(stores: (count: number) => FulfillmentStore[]): void {
+  test('attempt(order) counts 1, 2, 3… across instances, concurrently without a gap or a repeat; outcome("attempts:" + order) reads it', async () => {
+    const order = freshKey('order');
+    const all = stores(4);
+    const numbers = await Promise.all(Array.from({ length: 40 }, (_, i) => all[i % all.length]!.attempt!(order)));
+    expect([...numbers].sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await all[1]!.outcome(`attempts:${order}`)).toBe('40');
+    expect(await all[2]!.attempt!(freshKey('other-order'))).toBe(1);
+  });
+}
+
+function registerInbox(stores: (count: number) => FulfillmentStore[], shared: () => boolean): void {
+  const inboxes = (count: number): InboxStore[] => stores(count).map((store) => store.inbox ?? expect.fail('the store has no inbox'));
+  const event = (id: string) => JSON.stringify({ id, type: 'payment.completed', data: { trx_id: id } });
+
+  test('inbox: add is once per id; take leases a due record to one taker of many; finish is fenced by the token', async () => {
+    const [a, b, c] = inboxes(3) as [InboxStore, InboxStore, InboxStore];
+    const id = freshKey('delivery');
+    expect(await a.add(id, event(id))).toBe(true);
+    expect(await b.add(id, 'another body')).toBe(false);
+    // Many takers of that one id at once: exactly one gets it.
+    const taken = (await Promise.all([a, b, c, a, b, c].map((inbox) => inbox.take(LONG, id)))).filter((lease) => lease !== undefined);
+    expect(taken).toHaveLength(1);
+    const lease = taken[0]!;
+    expect(lease).toMatchObject({ id, state: 'pending', event: event(id), attempts: 0 });
+    expect(typeof lease.token).toBe('string');
+    expect(Math.abs(lease.at - Date.now())).toBeLessThan(60_000);
+    expect(await b.take(LONG, id)).toBeUndefined();
+    // A forged token finishes nothing.
+    expect(await c.finish({ ...lease, token: 'not-yours' }, { state: 'done', attempts: 0 })).toBe(false);
+    expect(await b.finish(lease, { state: 'done', attempts: 0 })).toBe(true);
+    expect(await c.take(LONG, id)).toBeUndefined();
+    expect((await a.list('done', 100_000)).some((record) => record.id === id)).toBe(true);
+    expect((await a.list('pending', 100_000)).some((record) => record.id === id)).toBe(false);
+  });
+
+  test('inbox: a taker that dies loses its lease; the record is taken again, and the stale token is refused', async () => {
+    const [a, b] = inboxes(2) as [InboxStore, InboxStore];
+    const id = freshKey('delivery-lease');
+    await a.add(id, event(id));
+    const first = (await a.take(LEASE, id)) ?? expect.fail('not taken');
+    expect(await b.take(LONG, id)).toBeUndefined();
+    await sleep(LEASE + 50);
+    const second = (await b.take(LONG, id)) ?? expect.fail('not taken again');
+    expect(second.token).not.toBe(first.token);
+    expect(await a.finish(first, { state: 'done', attempts: 0 })).toBe(false);
+    expect(await b.finish(second, { state: 'pending', attempts: 1, delayMs: LONG, error: 'verify timed out' })).toBe(true);
+    // Pending again, but not due: no taker gets it, and it is listed with its error.
+    expect(await a.take(LONG, id)).toBeUndefined();
+    expect((await b.list('pending', 100_000)).find((record) => record.id === id)).toMatchObject({ attempts: 1, error: 'verify timed out' });
+  });
+
+  test('inbox: take without an id takes due records, each once, across takers; a delay makes a record due later', async () => {
+    const [a, b] = inboxes(2) as [InboxStore, InboxStore];
+    const ids = [0, 1, 2, 3, 4].map((i) => freshKey(`queue-${i}`));
+    for (const id of ids) await a.add(id, event(id));
+    const got: string[] = [];
+    // Takes until these five are taken (records of other cases, or of earlier runs on a kept
+    // database, may be due too: they are taken and finished as done).
+    for (let i = 0; i < 10_000 && got.length < ids.length; i++) {
+      const lease = await [a, b][i % 2]!.take(LONG);
+      if (!lease) break;
+      if (ids.includes(lease.id)) got.push(lease.id);
+      await [b, a][i % 2]!.finish(
+        lease,
+        lease.id === ids[0] ? { state: 'pending', attempts: 1, delayMs: LEASE } : { state: 'done', attempts: 0 },
+      );
+    }
+    expect([...got].sort()).toEqual([...ids].sort());
+    expect(await a.take(LONG, ids[0])).toBeUndefined();
+    await sleep(LEASE + 50);
+    const again = (await b.take(LONG, ids[0])) ?? expect.fail('not due again');
+    expect(again.attempts).toBe(1);
+    await b.finish(again, { state: 'dead', attempts: 2, error: 'gave up' });
+    expect((await a.list('dead', 100_000)).find((record) => record.id === ids[0])).toMatchObject({
+      attempts: 2,
+      error: 'gave up',
+      state: 'dead',
+    });
+  });
+
+  test('inbox: replay makes a dead or done record pending and due at once, attempts 0; an unknown id is false; review records are listed', async () => {
+    const [a, b] = inboxes(2) as [InboxStore, InboxStore];
+    const id = freshKey('dead');
+    await a.add(id, event(id));
+    const lease = (await a.take(LONG, id)) ?? expect.fail('not taken');
+    await a.finish(lease, { state: 'dead', attempts: 5, error: 'ERP down' });
+    expect(await b.take(LONG, id)).toBeUndefined();
+    expect(await b.replay(id)).toBe(true);
+    expect(await b.replay(freshKey('never'))).toBe(false);
+    const again = (await a.take(LONG, id)) ?? expect.fail('not due after replay');
+    expect(again).toMatchObject({ id, state: 'pending', attempts: 0 });
+    expect((await b.list('dead', 100_000)).some((record) => record.id === id)).toBe(false);
+
+    const review = freshKey('review');
+    expect(await a.add(review, JSON.stringify({ trx_id: review, reason: 'duplicate' }), 'review')).toBe(true);
+    expect(await b.take(LONG, review)).toBeUndefined();
+    const listed = (await b.list('review', 100_000)).filter((record) => record.id === review);
+    expect(listed).toEqual([expect.objectContaining({ id: review, state: 'review', attempts: 0 })]);
+    // Oldest first, and the limit holds.
+    expect(await b.list('review', 1)).toHaveLength(1);
+    if (shared()) expect((await inboxes(3)[2]!.list('review', 100_000)).some((record) => record.id === review)).toBe(true);
   });
 }

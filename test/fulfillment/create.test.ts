@@ -215,7 +215,7 @@ describe('reconcile', () => {
     await fulfillment.handleVerified(tx('DONE', 'success'));
     const progress = vi.fn();
     const report = await fulfillment.reconcile({ since: Date.now() - 24 * 3_600_000, onProgress: progress });
-    expect(report).toEqual({ seen: 6, checked: 3, paid: 1, failed: 1, pending: 1, busy: 0, errors: [] });
+    expect(report).toEqual({ unknown: [], review: [], seen: 6, checked: 3, paid: 1, failed: 1, pending: 1, busy: 0, errors: [] });
     expect(paid.map((t) => t.trx_id)).toEqual(['DONE', 'PAID']);
     expect(failed.map((t) => t.trx_id)).toEqual(['FAILED']);
     // Outside the window (older than since, younger than olderThan) or already settled: no verify.

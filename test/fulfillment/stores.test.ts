@@ -91,12 +91,17 @@ describe('postgresStore', () => {
         `SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
         [table],
       )
-    ).rows;
+    ).rows as Array<{ column_name: string }>;
+  const indexes = async (db: PostgresQueryable, table: string) =>
+    (await db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table])).rows.map(
+      (row) => (row as { indexdef: string }).indexdef,
+    );
+  const INBOX_COLUMNS = ['id', 'seq', 'state', 'event', 'attempts', 'error', 'due', 'token', 'received_at'];
 
   test('creates its table on first use, as POSTGRES_STORE_SQL says', async () => {
     const db = await pglite();
     await postgresStore(db, { table: 'bp_created' }).outcome('x');
-    // Two statements (the outcomes and the _open table): exec, not a prepared query.
+    // Several statements (the outcomes, _open and _inbox tables, the inbox's index): exec, not a prepared query.
     await db.exec(POSTGRES_STORE_SQL.replaceAll('business_payments_fulfillment', 'bp_by_hand'));
     expect(await columns(db, 'bp_created')).toEqual(await columns(db, 'bp_by_hand'));
     expect(await columns(db, 'bp_created')).toEqual([
@@ -112,6 +117,79 @@ describe('postgresStore', () => {
       { column_name: 'seq', data_type: 'bigint', is_nullable: 'NO', column_default: null },
       { column_name: 'noted_at', data_type: 'timestamp with time zone', is_nullable: 'NO', column_default: 'now()' },
     ]);
+    expect(await columns(db, 'bp_created_inbox')).toEqual(await columns(db, 'bp_by_hand_inbox'));
+    expect((await columns(db, 'bp_created_inbox')).map((column) => column.column_name)).toEqual(INBOX_COLUMNS);
+    expect(await indexes(db, 'bp_created_inbox')).toEqual([
+      `CREATE INDEX bp_created_inbox_due ON public.bp_created_inbox USING btree (due, seq) WHERE (state = 'pending'::text)`,
+      'CREATE UNIQUE INDEX bp_created_inbox_pkey ON public.bp_created_inbox USING btree (id)',
+    ]);
+  });
+
+  test('an existing store without the _inbox table gains it on first use; its outcomes stay', async () => {
+    const db = await pglite();
+    // The schema before the inbox: the outcomes and _open tables only.
+    const before = POSTGRES_STORE_SQL.split(';').slice(0, 2).join(';');
+    expect(before).not.toContain('_inbox');
+    await db.exec(before.replaceAll('business_payments_fulfillment', 'bp_before_inbox'));
+    await db.query(`INSERT INTO bp_before_inbox (key, outcome) VALUES ('payment:T1', 'paid')`, []);
+    const store = postgresStore(db, { table: 'bp_before_inbox' });
+    expect(await store.inbox!.add('E1', '{"id":"E1"}')).toBe(true);
+    expect(await store.outcome('payment:T1')).toBe('paid');
+    expect(await store.claim('payment:T1', 60_000)).toEqual({ done: 'paid' });
+    expect((await columns(db, 'bp_before_inbox_inbox')).map((column) => column.column_name)).toEqual(INBOX_COLUMNS);
+    expect(await indexes(db, 'bp_before_inbox_inbox')).toHaveLength(2);
+    expect(await store.inbox!.take(60_000)).toMatchObject({ id: 'E1', event: '{"id":"E1"}', attempts: 0 });
+  });
+
+  test('createTable: false with POSTGRES_STORE_SQL run by hand (a schema-qualified name): the inbox and attempt work', async () => {
+    const db = await pglite();
+    await db.query('CREATE SCHEMA IF NOT EXISTS shop', []);
+    const sql = POSTGRES_STORE_SQL.replaceAll('business_payments_fulfillment', 'shop.bp_migrated');
+    await db.exec(sql);
+    await db.exec(sql); // a migration run again changes nothing
+    // The index lives in its table's schema; its quoted name holds the dot.
+    expect(await indexes(db, 'bp_migrated_inbox')).toEqual([
+      'CREATE UNIQUE INDEX bp_migrated_inbox_pkey ON shop.bp_migrated_inbox USING btree (id)',
+      `CREATE INDEX "shop.bp_migrated_inbox_due" ON shop.bp_migrated_inbox USING btree (due, seq) WHERE (state = 'pending'::text)`,
+    ]);
+    const store = postgresStore(db, { table: 'shop.bp_migrated', createTable: false });
+    const inbox = store.inbox!;
+    expect(await inbox.add('E1', '{}')).toBe(true);
+    expect(await inbox.add('E1', '{}')).toBe(false);
+    const lease = (await inbox.take(60_000)) ?? expect.fail('not taken');
+    expect(lease).toMatchObject({ id: 'E1', state: 'pending', attempts: 0, error: undefined });
+    expect(typeof lease.at).toBe('number');
+    expect(await inbox.finish(lease, { state: 'dead', attempts: 1, error: 'ERP down' })).toBe(true);
+    expect(await inbox.list('dead', 10)).toEqual([{ id: 'E1', state: 'dead', event: '{}', attempts: 1, error: 'ERP down', at: lease.at }]);
+    expect(await inbox.replay('E1')).toBe(true);
+    expect(await inbox.take(60_000, 'E1')).toMatchObject({ id: 'E1', attempts: 0, error: undefined });
+    expect([await store.attempt!('order-1'), await store.attempt!('order-1')]).toEqual([1, 2]);
+    expect(await store.outcome('attempts:order-1')).toBe('2');
+  });
+
+  test('renew: true while the claim is open; false once it ended, or once its pooled connection reported its end', async () => {
+    const pool = onePool(await pglite());
+    const listeners: Array<() => void> = [];
+    // A pool whose connections report their end with an 'error' event, as pg's do.
+    const reporting = {
+      query: pool.query,
+      connect: async () => ({
+        ...(await pool.connect()),
+        on: (_: 'error', listener: () => void) => void listeners.push(listener),
+        removeListener: (_: 'error', listener: () => void) => void listeners.splice(listeners.indexOf(listener), 1),
+      }),
+    };
+    const store = postgresStore(reporting, { table: 'bp_renew' });
+    const lost = won(await store.claim('lost', 60_000));
+    expect(await lost.renew!()).toBe(true);
+    for (const listener of listeners) listener();
+    expect(await lost.renew!()).toBe(false);
+    await lost.release();
+    expect(listeners).toEqual([]);
+    const ended = won(await store.claim('ended', 60_000));
+    expect(await ended.renew!()).toBe(true);
+    await ended.complete('paid');
+    expect(await ended.renew!()).toBe(false);
   });
 
   test('first uses at once, from several stores, create the table once; a schema-qualified name works', async () => {
@@ -202,8 +280,10 @@ describe('postgresStore', () => {
   test('the entry is small and standalone: no driver, no node built-in, no ky', async () => {
     const { inputs, gzipBytes } = await bundleEntry('src/fulfillment-postgres.ts');
     expect(inputs).toEqual(['src/fulfillment-postgres.ts', 'src/fulfillment/postgres.ts']);
-    // 1,536 until the `_open` table (remember/unsettled, for the earlier generation's reconcile).
-    expect(gzipBytes).toBeLessThan(1664);
+    // 1,536 until the `_open` table (remember/unsettled, for the earlier generation's reconcile);
+    // 1,664 until the inbox, renew and attempts (2,348 B with them); 2,368 until the nested
+    // claim (an order's key in its payment's transaction: 2,448 B).
+    expect(gzipBytes).toBeLessThan(2496);
   });
 
   test('pg and PGlite clients type-check as the store client', () => {

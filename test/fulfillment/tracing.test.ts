@@ -5,14 +5,14 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { PaymentRecord, VerifiedTransaction } from '../../src/index.js';
-import { createFulfillment, type FulfillmentClient, type FulfillmentTrace } from '../../src/fulfillment.js';
+import { createFulfillment, memoryStore, type FulfillmentClient, type FulfillmentTrace } from '../../src/fulfillment.js';
 import { signWebhook } from '../../src/testing.js';
 
 const SECRET = 'whsec_test_tracing';
 const tx = (trx_id: string, status: string): VerifiedTransaction =>
   ({ trx_id, status, amount: 25, currency: 'USD', fee: 0.75, net_amount: 24.25 }) as VerifiedTransaction;
 
-function kit(onPaid: () => unknown = () => {}, payments: PaymentRecord[] = []) {
+function kit(onPaid: () => unknown = () => {}, payments: PaymentRecord[] = [], inbox = false) {
   const client: FulfillmentClient = {
     environment: 'sandbox',
     payments: {
@@ -22,7 +22,7 @@ function kit(onPaid: () => unknown = () => {}, payments: PaymentRecord[] = []) {
       },
     },
   };
-  return createFulfillment({ environment: 'sandbox', secret: SECRET, client, onPaid });
+  return createFulfillment({ environment: 'sandbox', secret: SECRET, client, onPaid, store: { ...memoryStore(), durable: inbox } });
 }
 
 const event = (trx_id: string) => ({
@@ -128,6 +128,18 @@ describe('tracing: business-payments:fulfillment', () => {
     expect(finals()).toEqual([
       { operation: 'reconcile', environment: 'sandbox', trxId: 'PAID5', result: 'ran' },
       { operation: 'reconcile', environment: 'sandbox', trxId: 'WAIT6', result: 'pending' },
+    ]);
+  });
+
+  test('with the inbox: the delivery is traced as answered (200), its processing as an `inbox` trace with the result', async () => {
+    listen();
+    const fulfillment = kit(() => {}, [], true);
+    const signed = await signWebhook({ secret: SECRET, payload: event('PAID7'), environment: 'sandbox' });
+    expect((await fulfillment.handleWebhook({ payload: signed.body, headers: signed.headers })).status).toBe(200);
+    for (let i = 0; i < 100 && finals().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(finals()).toEqual([
+      { operation: 'handleWebhook', environment: 'sandbox', eventType: 'payment.completed', eventId: 'evt_PAID7', status: 200 },
+      { operation: 'inbox', environment: 'sandbox', eventType: 'payment.completed', eventId: 'evt_PAID7', trxId: 'PAID7', result: 'ran' },
     ]);
   });
 });

@@ -144,6 +144,37 @@ export async function run(): Promise<void> {
     },
     onEvent: (_event, { db }) => expectType<PostgresClaimDb | undefined>(db),
   });
+  // The kit under real conditions: the price check with ctx.db, attempts, the inbox.
+  const kit = createFulfillment({
+    environment: 'production',
+    secret: 's',
+    client,
+    store: postgresStore(pool),
+    inbox: undefined,
+    maxAttempts: undefined,
+    retryDelay: (attempts) => attempts * 1000,
+    expect: async (paid, { db }) => {
+      const { rows } = await db.query('SELECT amount, currency FROM orders WHERE id = $1', [paid.order_ref]);
+      const row = rows[0] as { amount: string; currency: string } | undefined;
+      return row && { amount: row.amount, currency: row.currency };
+    },
+    onMismatch: (paid, { expected }) => expectType<string | number | undefined>(expected?.amount ?? paid.amount),
+    onDuplicatePayment: async (paid, { db }) => void (await db.query('INSERT INTO refunds (trx_id) VALUES ($1)', [paid.trx_id])),
+    onPaid: () => {},
+  });
+  const attempt = await kit.newAttempt('order-1');
+  await client.payments.create(
+    { payment_amount: 25, currency_code: 'USD', ref_trx: attempt.ref_trx },
+    { idempotencyKey: attempt.idempotencyKey },
+  );
+  const drained = await kit.drain({ signal: undefined, limit: undefined });
+  expectType<number>(drained.dead);
+  const [dead] = await kit.inbox({ state: 'dead' });
+  if (dead) expectType<boolean>(await kit.replay(dead.id));
+  await kit.work({ signal: AbortSignal.timeout(1000), idleMs: undefined });
+  const report = await kit.reconcile({ since: 0 });
+  expectType<string[]>(report.unknown);
+  expectType<string[]>(report.review);
   createFulfillment({
     environment: 'sandbox',
     secret: 's',
