@@ -29,10 +29,11 @@ export function paidAmount(tx: PaidAmountInput & { amount: number }): number;
 export function paidAmount(tx: PaidAmountInput): number | undefined;
 export function paidAmount(tx: PaidAmountInput): number | undefined {
   const { amount, fee, net_amount: net } = tx ?? {};
-  if (typeof amount !== 'number' || !Number.isFinite(amount)) return undefined;
-  if (amount !== net || typeof fee !== 'number' || !(fee > 0) || !Number.isFinite(fee)) return amount;
+  // Number.isFinite is false for anything but a finite number.
+  if (!Number.isFinite(amount)) return undefined;
+  if (amount !== net || !Number.isFinite(fee) || !(fee! > 0)) return amount!;
   // 97.5 + 2.45 is 99.94999… in binary: round to the decimals the two amounts were written with.
-  return Number((amount + fee).toFixed(Math.min(8, Math.max(decimals(amount), decimals(fee)))));
+  return Number((amount! + fee!).toFixed(Math.min(8, Math.max(decimals(amount!), decimals(fee!)))));
 }
 
 const decimals = (value: number): number => {

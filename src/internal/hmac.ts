@@ -16,19 +16,24 @@ export type NodeCrypto = {
 };
 
 type NodeBuffer = Uint8Array & { write(s: string, offset: number): number; copy(target: Uint8Array, at: number): number };
-type BufferClass = { allocUnsafe(n: number): NodeBuffer; from(s: string): NodeBuffer; byteLength(s: string): number };
+type BufferClass = { allocUnsafe(n: number): NodeBuffer; from(s: string): NodeBuffer; byteLength(s: string | Uint8Array): number };
+
+/** A Node built-in found at run time (`process.getBuiltinModule`; trace.ts uses it too): undefined where there is none, or the lookup throws. */
+export function builtin(id: string): unknown {
+  try {
+    return (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(id);
+  } catch {
+    // Some runtimes expose a `process` shim that throws.
+  }
+}
 
 let nodeCrypto: NodeCrypto | null | undefined;
 
 export function loadNodeCrypto(): NodeCrypto | null {
-  if (nodeCrypto !== undefined) return nodeCrypto;
-  nodeCrypto = null;
-  try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const mod = proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
-    if (mod && typeof mod.createHmac === 'function') nodeCrypto = mod;
-  } catch {
-    // Some runtimes expose a `process` shim that throws: WebCrypto is the fallback.
+  if (nodeCrypto === undefined) {
+    const mod = builtin('node:crypto') as NodeCrypto | undefined;
+    // Anything without createHmac: WebCrypto is the fallback.
+    nodeCrypto = typeof mod?.createHmac === 'function' ? mod : null;
   }
   return nodeCrypto;
 }
@@ -98,22 +103,22 @@ export function nodeHmacSha256(
   // Keys over one block (64 bytes) would need hashing first: rare, so createHmac does them.
   if (!pad && node.hash && B && B.byteLength(secret) <= 64) {
     const key = B.from(secret);
-    pad = [new Uint8Array(64), new Uint8Array(96)];
-    // Past the key's end key[i] is undefined, and undefined ^ x is x: the zero padding.
-    for (let i = 0; i < 64; i++) {
-      pad[0][i] = key[i]! ^ 0x36;
-      pad[1][i] = key[i]! ^ 0x5c;
-    }
-    if (pads.size > 15) pads.clear();
+    // Past the key's end key[i] is undefined, and undefined ^ x is x: the zero padding. (The
+    // outer pad's last 32 bytes are where each call writes the inner hash.)
+    pad = [new Uint8Array(64).map((_, i) => key[i]! ^ 0x36), new Uint8Array(96).map((_, i) => key[i]! ^ 0x5c)];
+    if (pads.size >= 16) pads.clear();
     pads.set(secret, pad);
   }
   if (!pad || !B) return node.createHmac('sha256', secret).update(prefix).update(body).digest(out);
-  const size = 64 + B.byteLength(prefix) + (typeof body === 'string' ? B.byteLength(body) : body.length);
+  // (byteLength takes a view too: its length in bytes.)
+  const size = 64 + B.byteLength(prefix) + B.byteLength(body);
   // Bodies over 64 KiB get their own buffer, so the scratch never pins megabytes.
   const buf = size > 65_536 ? B.allocUnsafe(size) : (scratch ??= B.allocUnsafe(65_536));
   buf.set(pad[0]);
-  let at = 64 + buf.write(prefix, 64);
-  at += typeof body === 'string' ? buf.write(body, at) : (buf.set(body, at), body.length);
-  pad[1].set(node.hash!('sha256', buf.subarray(0, at), 'buffer') as Uint8Array, 64);
+  const at = 64 + buf.write(prefix, 64);
+  // Written in full (size is what write() writes): the message ends at size.
+  if (typeof body === 'string') buf.write(body, at);
+  else buf.set(body, at);
+  pad[1].set(node.hash!('sha256', buf.subarray(0, size), 'buffer') as Uint8Array, 64);
   return node.hash!('sha256', pad[1], out ?? 'buffer');
 }

@@ -3,6 +3,8 @@
 // loads nothing and skips tracing. APM tools subscribe to the channels by name instead of
 // wrapping fetch. With no subscriber a call checks five booleans and builds nothing.
 
+import { builtin } from './hmac.js';
+
 interface Channel {
   readonly hasSubscribers: boolean;
   publish(message: unknown): void;
@@ -23,26 +25,13 @@ interface DiagnosticsChannel {
   channel(name: string): Channel;
 }
 
-let dc: DiagnosticsChannel | null | undefined;
-
-function diagnostics(): DiagnosticsChannel | null {
-  if (dc === undefined) {
-    try {
-      const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
-      dc = (process?.getBuiltinModule?.('node:diagnostics_channel') as DiagnosticsChannel | undefined) ?? null;
-    } catch {
-      dc = null;
-    }
-  }
-  return dc;
-}
-
-const made = new Map<string, Tracing | Channel | null>();
+// Undefined (where the runtime has no diagnostics_channel) is kept too: has() tells it from not built yet.
+const made = new Map<string, Tracing | Channel | undefined>();
 
 // The channel `name` of `kind`, built once; undefined where the runtime has none.
 function built(name: string, kind: 'tracingChannel' | 'channel'): Tracing | Channel | undefined {
-  if (!made.has(name)) made.set(name, diagnostics()?.[kind](name) ?? null);
-  return made.get(name) ?? undefined;
+  if (!made.has(name)) made.set(name, (builtin('node:diagnostics_channel') as DiagnosticsChannel | undefined)?.[kind](name));
+  return made.get(name);
 }
 
 /** The TracingChannel `name`, or undefined where the runtime has none. Built once. */

@@ -12,6 +12,7 @@ export type WebhookHeaders =
   | Record<string, string | readonly string[] | undefined>;
 
 type Value = string | readonly string[] | null | undefined;
+type NodeHeaders = Record<string, Value>;
 
 /** The delivery's brand headers, all there; or the earlier generation's `X-Signature`. */
 export interface SignedHeaders {
@@ -100,9 +101,9 @@ const missingHeader = (message: string) => new WebhookVerificationError('missing
 
 function lookup(headers: WebhookHeaders, fetchLike: boolean, name: string): Value {
   if (fetchLike) return (headers as Headers).get(name);
-  const record = headers as Record<string, Value>;
-  if (record[name] !== undefined) return record[name];
-  for (const key in record) if (key.length === name.length && key.toLowerCase() === name) return record[key];
+  // Cast in place, not copied to a typed local: that local would ship as a variable.
+  if ((headers as NodeHeaders)[name] !== undefined) return (headers as NodeHeaders)[name];
+  for (const key in headers) if (key.length === name.length && key.toLowerCase() === name) return (headers as NodeHeaders)[key];
 }
 
 function single(value: unknown): string | undefined {

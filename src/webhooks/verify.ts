@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../core/base-error.js';
 import { credential } from '../internal/credential.js';
-import { importHmacKey, loadNodeCrypto, nodeHmacSha256, type NodeCrypto } from '../internal/hmac.js';
+import { importHmacKey, loadNodeCrypto, nodeHmacSha256 } from '../internal/hmac.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookEvent, WebhookFormat } from './events.js';
 import { readSignedHeaders, type WebhookHeaders } from './headers.js';
@@ -140,6 +140,8 @@ export function verifyWebhook(
 }
 
 type Verified = VerifiedWebhookSignature;
+/** An amount as a body holds it: the callers cast what they pass, and readAmount checks it. */
+type Money = { value?: unknown } | null | undefined;
 
 // On node:crypto everything is synchronous, so the common case settles without extra
 // promise hops: only a Request body or the WebCrypto fallback is awaited.
@@ -198,9 +200,9 @@ function toEvent({ format, timestamp, signed, unsignedEventHeader: header }: Ver
     const problem = sent == null ? 'type' : typeof event.id !== 'string' ? 'id' : typeof data?.trx_id !== 'string' ? 'data.trx_id' : '';
     if (problem) throw new WebhookVerificationError('invalid_payload', `Body is not a ${header} event: ${problem} must be a string.`);
     // The amount, and the settlement's gross, fees and net (whatever else it holds too).
-    readAmount(data!.amount);
+    readAmount(data!.amount as Money);
     const settlement = data!.settlement as Record<string, unknown> | null | undefined;
-    for (const key in settlement) readAmount(settlement[key]);
+    for (const key in settlement) readAmount(settlement[key] as Money);
   }
   return event as WebhookEvent;
 }
@@ -228,8 +230,7 @@ function bodyEnvironment({ environment: e, is_sandbox: f }: Record<string, unkno
 
 // Where the spec says number, a server may send the decimal string of one ("25.00").
 // (Regular expressions used once are written in place: this entry is size-budgeted.)
-const readAmount = (money: unknown) => {
-  const amount = money as { value?: unknown } | null | undefined;
+const readAmount = (amount: Money) => {
   if (typeof amount?.value === 'string' && /^-?\d+(\.\d+)?$/.test(amount.value)) amount.value = +amount.value;
 };
 
@@ -247,6 +248,9 @@ function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
   const nowMs = checkOptions(tolerance, options.now, environment, brand);
   const body = rawBody(options.payload);
   const found = readSignedHeaders(options.headers, brand);
+  // The signature's well-formed (64 hex) values, decoded once for both forms; none is refused
+  // before any HMAC work.
+  const candidates = signatureCandidates(found.signature);
   let { timestamp: stamp, environment: env }: { timestamp?: string | undefined; environment?: string | null | undefined } = found;
   const format = stamp === undefined ? 'legacy' : 'current';
   // A formats without includes() (not a list) accepts nothing, as an empty one does.
@@ -254,7 +258,7 @@ function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
     throw new WebhookVerificationError('missing_header', `Form '${format}' refused: add it to formats.`);
   let sent: Record<string, unknown> | undefined;
   if (stamp === undefined) {
-    if (!signatureCandidates(found.signature).length) throw mismatch();
+    if (!candidates.length) throw mismatch();
     // Parsed before the HMAC for its timestamp and environment, so bounded: an IPN is about
     // 1 KB, and a body over 1 MiB is refused unparsed.
     const data = (sent = body.length < 1 << 20 ? parse(body) : undefined)?.data as Record<string, unknown> | null | undefined;
@@ -271,7 +275,22 @@ function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
       `${sent ? 'The body says' : 'X-Environment is'} ${sent && !env ? 'no environment' : JSON.stringify(env ?? null)}, expected "${environment}".`,
     );
   }
-  return checkHmac(secrets, found.signature, { format, timestamp, signed: { timestamp: stamp, body }, unsignedEventHeader: found.event });
+  if (!candidates.length) throw mismatch();
+  const verified: Verified = { format, timestamp, signed: { timestamp: stamp, body }, unsignedEventHeader: found.event };
+  // The earlier form signs the body alone.
+  const prefix = sent ? '' : `${stamp}.`;
+  const node = loadNodeCrypto();
+  if (!node) {
+    return webMatches(secrets, prefix, body, candidates).then((ok) => {
+      if (!ok) throw mismatch(body, sent);
+      return verified;
+    });
+  }
+  for (const secret of secrets) {
+    const digest = nodeHmacSha256(node, secret, prefix, body);
+    for (const candidate of candidates) if (node.timingSafeEqual(digest, candidate)) return verified;
+  }
+  throw mismatch(body, sent);
 }
 
 // Returns the current time in ms once every option but the secret is usable.
@@ -312,65 +331,31 @@ function checkTimestamp(header: string, nowMs: number, tolerance: number): numbe
   if (!/^\d{1,15}$/.test(header)) {
     throw new WebhookVerificationError('invalid_timestamp', 'Timestamp must be unix seconds, digits only.');
   }
-  const timestamp = Number(header);
-  const now = Math.floor(nowMs / 1000);
-  if (now - timestamp > tolerance) {
-    throw new WebhookVerificationError('timestamp_too_old', `Timestamp ${now - timestamp} s old (tolerance ${tolerance} s): a replay?`);
+  const timestamp = +header;
+  // Seconds old: negative when ahead (-age is then exact: subtraction rounds symmetrically).
+  const age = Math.floor(nowMs / 1000) - timestamp;
+  if (age > tolerance) {
+    throw new WebhookVerificationError('timestamp_too_old', `Timestamp ${age} s old (tolerance ${tolerance} s): a replay?`);
   }
-  if (timestamp - now > tolerance) {
+  if (-age > tolerance) {
     // 12 digits and more: milliseconds since 1973 (as seconds, thousands of years away).
     throw new WebhookVerificationError(
       'timestamp_in_future',
-      `Timestamp ${timestamp - now} s ahead (tolerance ${tolerance} s).${timestamp >= 1e11 ? ' Looks like milliseconds: the header must be unix seconds.' : ''}`,
+      `Timestamp ${-age} s ahead (tolerance ${tolerance} s).${timestamp >= 1e11 ? ' Looks like milliseconds: the header must be unix seconds.' : ''}`,
     );
   }
   return timestamp;
 }
 
-function checkHmac(secrets: readonly string[], header: unknown, verified: Verified): Verified | Promise<Verified> {
-  // No well-formed (64 hex) signature: refused before any HMAC work.
-  const candidates = signatureCandidates(header);
-  if (!candidates.length) throw mismatch();
-  const { body } = verified.signed;
-  // The earlier form signs the body alone.
-  const legacy = verified.format == 'legacy';
-  const prefix = legacy ? '' : `${verified.signed.timestamp}.`;
-  const node = loadNodeCrypto();
-  if (node) {
-    if (!nodeMatches(node, secrets, prefix, body, candidates)) throw mismatch(body, legacy);
-    return verified;
-  }
-  return webMatches(secrets, prefix, body, candidates).then((ok) => {
-    if (!ok) throw mismatch(body, legacy);
-    return verified;
-  });
-}
-
 // Platforms that hand the body base64-encoded (AWS Lambda's isBase64Encoded) fail here: say
 // so. The earlier form is keyed with the API secret, not a webhook secret: say that too.
-const mismatch = (body?: string | Uint8Array, legacy?: boolean) =>
+const mismatch = (body?: string | Uint8Array, legacy?: unknown) =>
   new WebhookVerificationError(
     'invalid_signature',
     `Signature does not match: wrong secret, or a changed body.${
       typeof body == 'string' && /^[\w+/]{16,}={0,2}$/.test(body) ? ' The body looks base64-encoded: decode it first.' : ''
     }${legacy ? ' Legacy form: pass the API secret.' : ''}`,
   );
-
-function nodeMatches(
-  node: NodeCrypto,
-  secrets: readonly string[],
-  prefix: string,
-  body: string | Uint8Array,
-  candidates: Uint8Array[],
-): boolean {
-  for (const secret of secrets) {
-    const digest = nodeHmacSha256(node, secret, prefix, body);
-    for (const candidate of candidates) {
-      if (node.timingSafeEqual(digest, candidate)) return true;
-    }
-  }
-  return false;
-}
 
 async function webMatches(
   secrets: readonly string[],
