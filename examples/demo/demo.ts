@@ -196,10 +196,14 @@ async function demo(): Promise<void> {
 
   step('Create a hosted checkout');
   const order = `demo-order-${started}`;
+  // One reference per payment attempt, `<order>~a<n>` (the fulfillment kit's newAttempt makes
+  // them): a failed, cancelled or expired payment cannot be paid again, nor its ref_trx used
+  // again (409 DUPLICATE_REFERENCE), so paying the order again takes `~a2`.
+  const attempt = `${order}~a1`;
   const checkout = await client.payments.create({
     payment_amount: 25,
     currency_code: 'USD',
-    ref_trx: order,
+    ref_trx: attempt,
     description: 'Coffee beans, 1 kg',
     customer_name: 'Zoë Mwinyi',
     customer_email: 'zoe.mwinyi@example.com',
@@ -221,13 +225,13 @@ async function demo(): Promise<void> {
   const verified = await client.payments.verify(checkout.trx_id);
   if (verified.status !== 'success') fail(`payments.verify says ${verified.status}`);
   ok(`payments.verify(${verified.trx_id}): ${describeVerified(verified)}`);
-  note(`fulfil order ${order} (idempotently: by trx_id and ref_trx)`);
+  note(`fulfil order ${order}, paid by attempt ${attempt} (once: by trx_id, and by order across its attempts)`);
 
   step(`USSD push to ${APPROVING_PHONE} (the test number that approves)`);
   const push = await client.payments.create({
     payment_amount: 15_000,
     currency_code: 'TZS',
-    ref_trx: `demo-push-${started}`,
+    ref_trx: `demo-push-${started}~a1`,
     payment_mode: 'push',
     customer_phone: APPROVING_PHONE,
     customer_name: 'Juma Hassan',

@@ -8,15 +8,22 @@
 // Cloudflare: the credentials and the secret are bindings (`wrangler secret put
 // BUSINESS_PAYMENTS_WEBHOOK_SECRET`, and the same for _MERCHANT_KEY, _API_KEY, _API_SECRET;
 // _BASE_URL and _ENVIRONMENT in wrangler.toml [vars]), and ctx.waitUntil keeps the isolate
-// alive until the kit has recorded the outcome. Vercel: there is no env or ctx argument; the
-// variables come from process.env and the work is awaited before answering.
+// alive until the kit has recorded the outcome (with a shared store, whose inbox answers 200
+// as soon as the delivery is recorded: until it is processed). Vercel: there is no env or ctx
+// argument; the variables come from process.env and the work is awaited before answering.
 //
 // Store: isolates come and go, and many run at once, each with its own memory: memoryStore()
 // only sees the deliveries its own isolate got. Give the kit a store every isolate reaches
 // (postgresStore over Neon's serverless driver, or your own FulfillmentStore on D1 or a
 // Durable Object: see docs/fulfillment.md).
 import { PaymentsClient } from 'business-payments';
-import { createFulfillment, memoryStore, type FulfilledTransaction, type FulfillmentStore } from 'business-payments/fulfillment';
+import {
+  createFulfillment,
+  memoryStore,
+  paidAmount,
+  type FulfilledTransaction,
+  type FulfillmentStore,
+} from 'business-payments/fulfillment';
 
 export interface Env {
   BUSINESS_PAYMENTS_ENVIRONMENT?: string;
@@ -34,7 +41,11 @@ export interface ExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-/** An order as your database holds it (`id` is the payment's `ref_trx`). */
+/**
+ * An order as your database holds it. Its payments' `ref_trx` are attempt references
+ * (`<id>~a<n>`, from `fulfillment.newAttempt` where your app creates them: one per payment,
+ * as a failed or expired payment's reference cannot be used again); `tx.order_ref` is `id`.
+ */
 export interface Order {
   id: string;
   amount: number;
@@ -71,17 +82,25 @@ export function createWorker({ orders, store = memoryStore(), client }: WorkerOp
         secret: secrets(vars),
         client,
         store,
-        // Once per payment, with the transaction the service confirmed. A throw: 500, delivered again.
-        onPaid: async (tx, { db }) => {
-          const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
-          if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
-          if (tx.amount !== order.amount || tx.currency !== order.currency) {
-            throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
-          }
-          await orders.fulfil(order, tx, db);
+        // The order's price, compared with paidAmount(tx) and tx.currency before onPaid. A throw
+        // (an unknown order, a database that is down): 500, delivered again.
+        expect: async (tx) => {
+          const order = await orderOf(orders, tx);
+          return { amount: order.amount, currency: order.currency };
         },
+        // Once per order, with a payment the service confirmed at the order's price.
+        onPaid: async (tx, { db }) => orders.fulfil(await orderOf(orders, tx), tx, db),
+        // Another amount or currency: never onPaid. A durable store puts it on the review list
+        // (leave this out there); memoryStore() has none, so it stays unsettled: 500, delivered again.
+        onMismatch: (tx, { expected }) => {
+          throw new Error(
+            `payment ${tx.trx_id} is ${paidAmount(tx)} ${tx.currency}, order ${tx.order_ref} is ${expected?.amount} ${expected?.currency}`,
+          );
+        },
+        // A second attempt of an order already paid succeeded too: refund it.
+        onDuplicatePayment: (tx) => console.log(`order ${tx.order_ref} was paid already: refund payment ${tx.trx_id}`),
         onFailed: async (tx, { db }) => {
-          const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+          const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
           if (order) await orders.markFailed(order, tx, db);
         },
         waitUntil: ctx ? (promise) => ctx.waitUntil(promise) : undefined,
@@ -92,6 +111,13 @@ export function createWorker({ orders, store = memoryStore(), client }: WorkerOp
       return fulfillment.handleWebhook(request);
     },
   };
+}
+
+/** The order a payment is for, or a throw (the delivery gets a 500 and comes again). */
+async function orderOf(orders: Orders, tx: FulfilledTransaction): Promise<Order> {
+  const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
+  if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.order_ref)}`);
+  return order;
 }
 
 // Your orders table: connect it here. This stand-in knows no order, so every paid delivery is

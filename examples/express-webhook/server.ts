@@ -9,7 +9,14 @@
 //
 // Once: deliveries come at least once (the same event can arrive twice), and the customer's
 // return page races the webhook. createFulfillment verifies every report with the service
-// (payments.verify) and runs onPaid once per payment, whichever path reports it first.
+// (payments.verify) and runs onPaid once per order, whichever path reports it first.
+//
+// One attempt, one reference: each payment made for an order has a ref_trx and an
+// Idempotency-Key of its own (`order-…~a1`, then `~a2`…: fulfillment.newAttempt makes them,
+// see startPayment below). A payment that failed, was cancelled or expired cannot be paid
+// again, and neither can its reference (its key replays the dead payment; the same ref_trx
+// under a new key is 409 DUPLICATE_REFERENCE): paying the order again is a new attempt. The
+// kit pays an order once across its attempts; handlers find it by `tx.order_ref`.
 //
 // Run it against the local sandbox: npm run build; start `npx business-payments sandbox` and
 // paste its export lines; then `node examples/express-webhook/server.ts`. It creates a demo
@@ -20,6 +27,7 @@ import { PaymentsClient } from 'business-payments';
 import {
   createFulfillment,
   memoryStore,
+  paidAmount,
   type Fulfillment,
   type FulfilledTransaction,
   type FulfillmentStore,
@@ -27,12 +35,14 @@ import {
 
 /** An order as your database holds it. */
 export interface Order {
-  /** Your reference: the payment's `ref_trx` (`merchant_ref` in events). */
+  /** Your order id: its payments' `tx.order_ref` (their `ref_trx` is `<id>~a<n>`). */
   id: string;
   amount: number;
   currency: string;
   status: 'open' | 'paid' | 'failed';
-  /** The payment made for it, saved when you create the payment. */
+  /** Its latest payment attempt's `ref_trx`, saved when you create the payment (startPayment). */
+  ref_trx?: string | undefined;
+  /** That attempt's payment, saved with it: the return page verifies this, never a trx_id from its URL. */
   trx_id?: string | undefined;
 }
 
@@ -54,6 +64,15 @@ export interface ShopOptions {
   orders: Orders;
   /** Default memoryStore(): claims in this process only (see below). */
   store?: FulfillmentStore | undefined;
+  /** The kit, when you made it yourself (createShopFulfillment) to start payments with it too. Default: one made from these options. */
+  fulfillment?: Fulfillment | undefined;
+}
+
+/** The order a payment is for, or a throw (the delivery gets a 500 and comes again). */
+async function orderOf(orders: Orders, tx: FulfilledTransaction): Promise<Order> {
+  const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
+  if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.order_ref)}`);
+  return order;
 }
 
 export function createShopFulfillment({ environment, secret, client, orders, store }: ShopOptions): Fulfillment {
@@ -66,27 +85,60 @@ export function createShopFulfillment({ environment, secret, client, orders, sto
     //   store: postgresStore(pool),   // from 'business-payments/fulfillment/postgres'
     //   store: redisStore(redis),     // from 'business-payments/fulfillment/redis'
     store: store ?? memoryStore(),
-    // Runs once per payment, with the transaction the service confirmed. A throw leaves it
-    // unsettled: the webhook gets a 500 and the service delivers again.
-    onPaid: async (tx, { db }) => {
-      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
-      if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
-      // The service says it is paid; you check it is the payment this order asked for.
-      if (tx.amount !== order.amount || tx.currency !== order.currency) {
-        throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
-      }
-      await orders.fulfil(order, tx, db);
+    // The order's price: the kit compares it with paidAmount(tx) (what the customer paid, on
+    // either generation) and tx.currency before onPaid runs. A throw (an unknown order, a
+    // database that is down) leaves the payment unsettled: the webhook gets a 500 and the
+    // service delivers again.
+    expect: async (tx) => {
+      const order = await orderOf(orders, tx);
+      return { amount: order.amount, currency: order.currency };
     },
-    // Never after onPaid for the same payment.
+    // Once per order, with a payment the service confirmed, at the order's price.
+    onPaid: async (tx, { db }) => orders.fulfil(await orderOf(orders, tx), tx, db),
+    // A payment of another amount or currency never reaches onPaid. With a durable store
+    // (Postgres, Redis) leave this out: the payment goes on the review list,
+    // fulfillment.inbox({ state: 'review' }). memoryStore() has no such list, so here it is
+    // left unsettled: the webhook gets a 500, the service delivers again, and someone looks.
+    onMismatch: (tx, { expected }) => {
+      throw new Error(
+        `payment ${tx.trx_id} is ${paidAmount(tx)} ${tx.currency}, order ${tx.order_ref} is ${expected?.amount} ${expected?.currency}`,
+      );
+    },
+    // A second attempt of an order already paid succeeded too (two tabs): refund it.
+    onDuplicatePayment: (tx) => console.log(`order ${tx.order_ref} was paid already: refund payment ${tx.trx_id}`),
+    // At most once per payment, never after onPaid. The order can be paid again (a new attempt).
     onFailed: async (tx, { db }) => {
-      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
       if (order) await orders.markFailed(order, tx, db);
     },
   });
 }
 
+/**
+ * A new attempt at paying the order: a `ref_trx` and an Idempotency-Key of its own
+ * (`<order>~a<n>`), and its payment. Save what it returns with the order before you send the
+ * customer to `checkout_url`: the return page verifies that `trx_id`. Call it again to pay an
+ * order whose last attempt failed, was cancelled or expired.
+ */
+export async function startPayment(fulfillment: Fulfillment, client: PaymentsClient, order: Order, origin: string) {
+  const attempt = await fulfillment.newAttempt(order.id); // { ref_trx: 'order-…~a1', idempotencyKey, attempt: 1 }
+  const payment = await client.payments.create(
+    {
+      payment_amount: order.amount,
+      currency_code: order.currency,
+      ref_trx: attempt.ref_trx,
+      ipn_url: `${origin}/webhooks/payments`,
+      success_redirect: `${origin}/orders/${order.id}/return`,
+      cancel_redirect: `${origin}/orders/${order.id}/return`,
+    },
+    // The attempt's key: a retry of this call (a timeout, a reset) replays this payment instead of making a second.
+    { idempotencyKey: attempt.idempotencyKey },
+  );
+  return { ref_trx: attempt.ref_trx, trx_id: payment.trx_id, checkout_url: payment.checkout_url };
+}
+
 export function createApp(options: ShopOptions): express.Express {
-  const fulfillment = createShopFulfillment(options);
+  const fulfillment = options.fulfillment ?? createShopFulfillment(options);
   const app = express();
 
   // The webhook: req.body is the Buffer express.raw() collected; the headers are Node's. The
@@ -96,23 +148,31 @@ export function createApp(options: ShopOptions): express.Express {
     res.status(status).type('application/json').send(body);
   });
 
-  // The return page (the payment's success_redirect). Reaching it proves nothing (anyone can
-  // open the URL): it asks the service, and reports the outcome to the same kit, so the
-  // customer sees "paid" even before the webhook comes, and the order still ships once.
+  // The return page (the payment's success_redirect and cancel_redirect). Reaching it proves
+  // nothing (anyone can open any URL): the order id in it only says which of your orders to
+  // look up. The trx_id comes from your records (saved by startPayment), the outcome from the
+  // service, and the kit settles it: the customer sees "paid" even before the webhook comes,
+  // and the order still ships once.
   app.get('/orders/:id/return', async (req, res) => {
     const order = await options.orders.find(req.params.id);
-    if (!order?.trx_id) {
+    if (!order) {
       res.status(404).send('No such order');
       return;
     }
-    const tx = await options.client.payments.verify(order.trx_id);
-    try {
-      await fulfillment.handleVerified(tx, { merchantRef: order.id }); // 'ran', 'done', 'busy' (the webhook has it) or 'pending'
-    } catch (error) {
-      console.error(`order ${order.id}:`, error); // onPaid threw (e.g. the amount check): the customer sees "confirming"
+    let payment: string | undefined;
+    if (order.trx_id) {
+      const tx = await options.client.payments.verify(order.trx_id);
+      payment = tx.status;
+      try {
+        // The attempt's reference from the record too (an order paid before attempts: its id).
+        await fulfillment.handleVerified(tx, { merchantRef: order.ref_trx ?? order.id }); // 'ran', 'done', 'busy' (the webhook has it), 'pending' or 'review'
+      } catch (error) {
+        console.error(`order ${order.id}:`, error); // a handler threw (an unknown order, the database): the customer sees "confirming"
+      }
     }
+    // No trx_id: the earlier generation's initiate answers none (its IPN brings it); until it comes, "being confirmed".
     const { status } = (await options.orders.find(order.id)) ?? order;
-    const text = status === 'paid' ? 'is paid: thank you!' : tx.status === 'failed' ? 'was not paid.' : 'is being confirmed.';
+    const text = status === 'paid' ? 'is paid: thank you!' : payment === 'failed' ? 'was not paid.' : 'is being confirmed.';
     res.type('text/plain').send(`Order ${order.id} ${text}`);
   });
 
@@ -134,6 +194,7 @@ export function memoryOrders(): Orders & { add(order: Order): Order } {
       console.log(`order ${order.id} paid (${tx.trx_id}): shipping it`);
     },
     markFailed: async (order, tx) => {
+      if (order.status === 'paid') return; // another attempt paid it
       order.status = 'failed';
       console.log(`order ${order.id}: payment ${tx.trx_id} failed`);
     },
@@ -145,25 +206,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!secret) throw new Error('Set BUSINESS_PAYMENTS_WEBHOOK_SECRET');
   const client = new PaymentsClient(); // BUSINESS_PAYMENTS_* from the environment
   const orders = memoryOrders();
-  const app = createApp({ environment: client.environment, secret, client, orders });
+  const options = { environment: client.environment, secret, client, orders };
+  const fulfillment = createShopFulfillment(options);
+  const app = createApp({ ...options, fulfillment });
   const origin = `http://localhost:${Number(process.env.PORT ?? 3000)}`;
   app.listen(Number(process.env.PORT ?? 3000), async () => {
     console.log(`POST ${origin}/webhooks/payments`);
-    // A demo order to pay. The order id is the payment's reference and its idempotency key:
-    // a double-clicked Pay button replays the first payment instead of making a second.
+    // A demo order, and a first attempt at paying it, saved with the order (USE YOUR DATABASE).
     const order = orders.add({ id: `order-${Date.now()}`, amount: 25, currency: 'USD', status: 'open' });
-    const payment = await client.payments.create(
-      {
-        payment_amount: order.amount,
-        currency_code: order.currency,
-        ref_trx: order.id,
-        ipn_url: `${origin}/webhooks/payments`,
-        success_redirect: `${origin}/orders/${order.id}/return`,
-        cancel_redirect: `${origin}/orders/${order.id}/return`,
-      },
-      { idempotencyKey: order.id },
-    );
-    order.trx_id = payment.trx_id;
-    console.log(`pay order ${order.id} at ${payment.checkout_url}`);
+    const { ref_trx, trx_id, checkout_url } = await startPayment(fulfillment, client, order, origin);
+    Object.assign(order, { ref_trx, trx_id });
+    console.log(`pay order ${order.id} (attempt ${ref_trx}) at ${checkout_url}`);
   });
 }

@@ -10,8 +10,17 @@
 // memoryStore() sees only the deliveries its own instance got. Deploy with a shared one:
 //   store: postgresStore(pool),   // from 'business-payments/fulfillment/postgres' (RDS, Aurora, Neon)
 //   store: redisStore(redis),     // from 'business-payments/fulfillment/redis' (ElastiCache)
+// With a shared store the kit's inbox is on: a delivery is answered 200 once it is recorded,
+// and processed after. Lambda freezes the function once it has answered, so schedule
+// fulfillment.drain() (EventBridge, every minute) to process what is left, or pass inbox: false.
 import { PaymentsClient } from 'business-payments';
-import { createFulfillment, memoryStore, type FulfilledTransaction, type FulfillmentStore } from 'business-payments/fulfillment';
+import {
+  createFulfillment,
+  memoryStore,
+  paidAmount,
+  type FulfilledTransaction,
+  type FulfillmentStore,
+} from 'business-payments/fulfillment';
 
 /** The parts of an API Gateway v2 / function URL event used here. */
 export interface LambdaHttpEvent {
@@ -27,7 +36,11 @@ export interface LambdaHttpResult {
   body: string;
 }
 
-/** An order as your database holds it (`id` is the payment's `ref_trx`). */
+/**
+ * An order as your database holds it. Its payments' `ref_trx` are attempt references
+ * (`<id>~a<n>`, from `fulfillment.newAttempt` where your app creates them: one per payment,
+ * as a failed or expired payment's reference cannot be used again); `tx.order_ref` is `id`.
+ */
 export interface Order {
   id: string;
   amount: number;
@@ -60,17 +73,25 @@ export function createHandler({ environment, secret, client, orders, store }: Ha
     secret,
     client,
     store: store ?? memoryStore(), // one instance only: see the top of the file
-    // Once per payment, with the transaction the service confirmed. A throw: 500, delivered again.
-    onPaid: async (tx, { db }) => {
-      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
-      if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
-      if (tx.amount !== order.amount || tx.currency !== order.currency) {
-        throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
-      }
-      await orders.fulfil(order, tx, db);
+    // The order's price, compared with paidAmount(tx) and tx.currency before onPaid. A throw
+    // (an unknown order, a database that is down): 500, delivered again.
+    expect: async (tx) => {
+      const order = await orderOf(orders, tx);
+      return { amount: order.amount, currency: order.currency };
     },
+    // Once per order, with a payment the service confirmed at the order's price.
+    onPaid: async (tx, { db }) => orders.fulfil(await orderOf(orders, tx), tx, db),
+    // Another amount or currency: never onPaid. A durable store puts it on the review list
+    // (leave this out there); memoryStore() has none, so it stays unsettled: 500, delivered again.
+    onMismatch: (tx, { expected }) => {
+      throw new Error(
+        `payment ${tx.trx_id} is ${paidAmount(tx)} ${tx.currency}, order ${tx.order_ref} is ${expected?.amount} ${expected?.currency}`,
+      );
+    },
+    // A second attempt of an order already paid succeeded too: refund it.
+    onDuplicatePayment: (tx) => console.log(`order ${tx.order_ref} was paid already: refund payment ${tx.trx_id}`),
     onFailed: async (tx, { db }) => {
-      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
       if (order) await orders.markFailed(order, tx, db);
     },
   });
@@ -84,6 +105,13 @@ export function createHandler({ environment, secret, client, orders, store }: Ha
     const { status, body } = await fulfillment.handleWebhook({ payload, headers: event.headers });
     return { statusCode: status, headers: { 'content-type': 'application/json' }, body };
   };
+}
+
+/** The order a payment is for, or a throw (the delivery gets a 500 and comes again). */
+async function orderOf(orders: Orders, tx: FulfilledTransaction): Promise<Order> {
+  const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
+  if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.order_ref)}`);
+  return order;
 }
 
 // Your orders table: connect it here (DynamoDB, RDS…). This stand-in knows no order, so every

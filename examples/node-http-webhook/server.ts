@@ -5,6 +5,12 @@
 // and hand the concatenation to the kit. Do not decode each chunk to a string on its own (a
 // UTF-8 character split across two chunks would be mangled) and do not JSON.parse first.
 //
+// Attempts: each payment made for an order has a ref_trx and an Idempotency-Key of its own
+// (`order-…~a1`, `~a2`…, from fulfillment.newAttempt): a failed, cancelled or expired payment
+// cannot be paid again, nor its reference reused (409 DUPLICATE_REFERENCE), so paying the
+// order again is a new attempt. The kit pays an order once across its attempts; handlers find
+// the order by `tx.order_ref`.
+//
 // Run it against the local sandbox: npm run build; start `npx business-payments sandbox` and
 // paste its export lines; then `node examples/node-http-webhook/server.ts`. It creates a demo
 // order, prints its checkout link, and fulfils the order once you pay.
@@ -14,12 +20,13 @@ import { PaymentsClient } from 'business-payments';
 import {
   createFulfillment,
   memoryStore,
+  paidAmount,
   type Fulfillment,
   type FulfilledTransaction,
   type FulfillmentStore,
 } from 'business-payments/fulfillment';
 
-/** An order as your database holds it (`id` is the payment's `ref_trx`). */
+/** An order as your database holds it (`id` is its payments' `tx.order_ref`; their `ref_trx` is `<id>~a<n>`). */
 export interface Order {
   id: string;
   amount: number;
@@ -45,6 +52,8 @@ export interface WebhookHandlerOptions {
   orders: Orders;
   /** Default memoryStore(): claims in this process only. */
   store?: FulfillmentStore | undefined;
+  /** The kit, when you made it yourself (createShopFulfillment) to start payments with it too. Default: one made from these options. */
+  fulfillment?: Fulfillment | undefined;
 }
 
 const PATH = '/webhooks/payments';
@@ -59,20 +68,35 @@ export function createShopFulfillment({ environment, secret, client, orders, sto
     //   store: postgresStore(pool),   // from 'business-payments/fulfillment/postgres'
     //   store: redisStore(redis),     // from 'business-payments/fulfillment/redis'
     store: store ?? memoryStore(),
-    // Once per payment, with the transaction the service confirmed. A throw: 500, delivered again.
-    onPaid: async (tx, { db }) => {
-      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
-      if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.merchant_ref)}`);
-      if (tx.amount !== order.amount || tx.currency !== order.currency) {
-        throw new Error(`payment ${tx.trx_id} is ${tx.amount} ${tx.currency}, order ${order.id} is ${order.amount} ${order.currency}`);
-      }
-      await orders.fulfil(order, tx, db);
+    // The order's price, compared with paidAmount(tx) and tx.currency before onPaid. A throw
+    // (an unknown order, a database that is down): 500, delivered again.
+    expect: async (tx) => {
+      const order = await orderOf(orders, tx);
+      return { amount: order.amount, currency: order.currency };
     },
+    // Once per order, with a payment the service confirmed at the order's price.
+    onPaid: async (tx, { db }) => orders.fulfil(await orderOf(orders, tx), tx, db),
+    // Another amount or currency: never onPaid. A durable store puts it on the review list
+    // (leave this out there); memoryStore() has none, so it stays unsettled: 500, delivered again.
+    onMismatch: (tx, { expected }) => {
+      throw new Error(
+        `payment ${tx.trx_id} is ${paidAmount(tx)} ${tx.currency}, order ${tx.order_ref} is ${expected?.amount} ${expected?.currency}`,
+      );
+    },
+    // A second attempt of an order already paid succeeded too: refund it.
+    onDuplicatePayment: (tx) => console.log(`order ${tx.order_ref} was paid already: refund payment ${tx.trx_id}`),
     onFailed: async (tx, { db }) => {
-      const order = tx.merchant_ref === undefined ? undefined : await orders.find(tx.merchant_ref);
+      const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
       if (order) await orders.markFailed(order, tx, db);
     },
   });
+}
+
+/** The order a payment is for, or a throw (the delivery gets a 500 and comes again). */
+async function orderOf(orders: Orders, tx: FulfilledTransaction): Promise<Order> {
+  const order = tx.order_ref === undefined ? undefined : await orders.find(tx.order_ref);
+  if (!order) throw new Error(`payment ${tx.trx_id} is for an unknown order ${String(tx.order_ref)}`);
+  return order;
 }
 
 // Collects the body as bytes; undefined when it is larger than MAX_BODY_BYTES (the rest is
@@ -95,7 +119,7 @@ function send(res: ServerResponse, status: number, body: string): void {
 }
 
 export function createWebhookHandler(options: WebhookHandlerOptions) {
-  const fulfillment = createShopFulfillment(options);
+  const fulfillment = options.fulfillment ?? createShopFulfillment(options);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== PATH) return send(res, 404, '{"error":"not_found"}');
@@ -136,6 +160,7 @@ export function memoryOrders(): Orders & { add(order: Order): Order } {
       console.log(`order ${order.id} paid (${tx.trx_id}): shipping it`);
     },
     markFailed: async (order, tx) => {
+      if (order.status === 'paid') return; // another attempt paid it
       order.status = 'failed';
       console.log(`order ${order.id}: payment ${tx.trx_id} failed`);
     },
@@ -147,16 +172,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!secret) throw new Error('Set BUSINESS_PAYMENTS_WEBHOOK_SECRET');
   const client = new PaymentsClient(); // BUSINESS_PAYMENTS_* from the environment
   const orders = memoryOrders();
-  const server = createWebhookServer({ environment: client.environment, secret, client, orders });
+  const options = { environment: client.environment, secret, client, orders };
+  const fulfillment = createShopFulfillment(options);
+  const server = createWebhookServer({ ...options, fulfillment });
   const port = Number(process.env.PORT ?? 3000);
   server.listen(port, async () => {
     console.log(`POST http://localhost:${port}${PATH}`);
-    // A demo order to pay; its id is the payment's reference and idempotency key.
+    // A demo order and a first attempt at paying it: a reference and a key of its own.
     const order = orders.add({ id: `order-${Date.now()}`, amount: 25, currency: 'USD', status: 'open' });
+    const attempt = await fulfillment.newAttempt(order.id); // { ref_trx: 'order-…~a1', idempotencyKey, attempt: 1 }
     const payment = await client.payments.create(
-      { payment_amount: order.amount, currency_code: order.currency, ref_trx: order.id, ipn_url: `http://localhost:${port}${PATH}` },
-      { idempotencyKey: order.id },
+      { payment_amount: order.amount, currency_code: order.currency, ref_trx: attempt.ref_trx, ipn_url: `http://localhost:${port}${PATH}` },
+      { idempotencyKey: attempt.idempotencyKey },
     );
-    console.log(`pay order ${order.id} at ${payment.checkout_url}`);
+    console.log(`pay order ${order.id} (attempt ${attempt.ref_trx}) at ${payment.checkout_url}`);
   });
 }

@@ -3,12 +3,18 @@ import { PaymentsClient, APITimeoutError } from 'business-payments';
 
 const client = new PaymentsClient({ environment: 'sandbox' });
 
+// One reference per payment attempt, `<order>~a<n>`: a push that fails or times out cannot be
+// sent again under its ref_trx (409 DUPLICATE_REFERENCE), so a retry of the order is `~a2`.
+// (The fulfillment kit's newAttempt(orderId) makes and counts them.)
+const order = `order-${Date.now()}`;
 const payment = await client.payments.create({
   payment_amount: 5000,
   currency_code: 'TZS',
-  ref_trx: `order-${Date.now()}`,
+  ref_trx: `${order}~a1`,
   payment_mode: 'push',
   customer_phone: '255712345678',
+  // Where the outcome is delivered: your webhook route (the express-webhook or node-http-webhook example's).
+  ipn_url: process.env.IPN_URL ?? 'http://localhost:3000/webhooks/payments',
 });
 console.log('push sent for', payment.trx_id);
 

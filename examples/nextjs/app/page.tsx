@@ -1,4 +1,5 @@
-// The shop's page: one form whose action is the `checkout` server action.
+// The shop's page: one form whose action is the `checkout` server action (a new order, and a
+// first payment attempt for it: see app/actions.ts).
 import { checkout } from './actions';
 import { ITEM } from '../lib/orders';
 

@@ -1,13 +1,22 @@
-// Where the hosted checkout sends the customer back (success_redirect and cancel_redirect).
-// Reaching this page proves nothing (anyone can open the URL): it asks the service, and
-// reports the outcome to the fulfillment kit, which fulfils the order once whether this page
-// or the webhook gets there first.
+// Where the hosted checkout sends the customer back (success_redirect and cancel_redirect),
+// with the attempt in the URL (`?ref=order-…~a1`). Reaching this page proves nothing (anyone
+// can open the URL): confirmOrder looks the attempt up in the shop's records, asks the service
+// about the payment kept there, and reports the outcome to the fulfillment kit, which fulfils
+// the order once whether this page or the webhook gets there first.
 import { notFound } from 'next/navigation';
+import { payAgain } from '../../../actions';
 import { confirmOrder } from '../../../../lib/fulfillment';
 
-export default async function Thanks({ params }: { params: Promise<{ orderId: string }> }) {
+export default async function Thanks({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ orderId: string }>;
+  searchParams: Promise<{ ref?: string | string[] }>;
+}) {
   const { orderId } = await params;
-  const confirmed = await confirmOrder(orderId);
+  const { ref } = await searchParams;
+  const confirmed = await confirmOrder(orderId, typeof ref === 'string' ? ref : undefined);
   if (!confirmed) notFound();
   const { order, payment } = confirmed;
   return (
@@ -17,10 +26,15 @@ export default async function Thanks({ params }: { params: Promise<{ orderId: st
           <h1>Thank you</h1>
           <p>Order {order.id} is paid. It is on its way.</p>
         </>
-      ) : payment === 'failed' ? (
+      ) : payment === 'failed' || order.status === 'failed' ? (
         <>
           <h1>Payment failed</h1>
           <p>Order {order.id} was not paid. You have not been charged.</p>
+          {/* A new attempt: a new reference and key (the failed payment cannot be paid again). */}
+          <form action={payAgain}>
+            <input type="hidden" name="orderId" value={order.id} />
+            <button type="submit">Pay again</button>
+          </form>
         </>
       ) : (
         <>
