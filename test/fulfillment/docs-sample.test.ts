@@ -1,73 +1,42 @@
-// docs/fulfillment.md, as written. Its ```ts blocks are the files of a small shop, each named
-// by its first line (`// lib/fulfillment.ts`; `@/` is the shop's root, as in Next.js):
-// - every block is type-checked as that file, together, under `strict`,
+// docs/fulfillment.md and docs/fulfillment-stores.md, as written. Their ```ts blocks are
+// files, each named by its first line (`// lib/fulfillment.ts`; `@/` is the app's root, as in
+// Next.js); the machinery is docs-pages.ts:
+// - every block of a page is type-checked as that file, together, under `strict`,
 //   `exactOptionalPropertyTypes` and `noUncheckedIndexedAccess`, the package resolved to its
-//   source (declarations.d.ts below stands in for what a block imports and this repository
-//   does not install);
+//   source;
 // - every block not marked `<!-- not run: <why> -->` right above it runs, against the local
 //   sandbox (createMockService on a real port, its webhooks delivered to the page's own route)
-//   on both generations, with PGlite behind a one-connection pool standing in for pg's Pool
-//   and the page's ```sql blocks as the schema. The runs go through what the page promises:
-//   an order paid on its second attempt after a failed one, the return page finding the
-//   trx_id in the shop's records (a crafted URL gets nothing), a second successful attempt
-//   going to onDuplicatePayment, a price mismatch to the review list, a dead delivery
-//   replayed, the inbox drained by the cron route and the worker, and reconcile settling a
-//   payment whose webhook never came. A block that is not run says why in the page.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//   on both generations, with PGlite behind a one-connection pool standing in for pg's Pool.
+//
+// docs/fulfillment.md is a small shop (declarations.d.ts below stands in for what a block
+// imports and this repository does not install), its ```sql blocks the schema. The runs go
+// through what the page promises: an order paid on its second attempt after a failed one, the
+// return page finding the trx_id in the shop's records (a crafted URL gets nothing), a second
+// successful attempt going to onDuplicatePayment, a price mismatch to the review list, a dead
+// delivery replayed, the inbox drained by the cron route and the worker, and reconcile
+// settling a payment whose webhook never came.
+//
+// docs/fulfillment-stores.md: its Postgres sample runs (a payment of a newAttempt ref, paid
+// on the sandbox and delivered by webhook, marks its order paid through ctx.db once, and a
+// claim whose COMMIT fails leaves no write behind); its schema is POSTGRES_STORE_SQL; its
+// store interfaces are checked against the ones the package exports. A block that is not run
+// says why in the page.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { PaymentsClient } from '../../src/index.js';
 import type { Fulfillment } from '../../src/fulfillment.js';
-import { createMockService, signWebhook, type MockService } from '../../src/testing.js';
+import { POSTGRES_STORE_SQL } from '../../src/fulfillment-postgres.js';
 import { verifyWebhook } from '../../src/webhooks.js';
+import { openSandbox, readPage, runSteps, samples, standIn, typecheck, until, WEBHOOK_URL, type Page } from './docs-pages.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const PAGE = 'docs/fulfillment.md';
-const dir = join(root, '.cache', 'docs-samples', 'fulfillment');
+const page = readPage('docs/fulfillment.md');
+const PAGE = page.path;
+const stores = readPage('docs/fulfillment-stores.md');
 
-/** A ```ts block of the page: the file it is (its first line), where it starts, whether it runs. */
-interface Block {
-  file: string;
-  code: string;
-  /** The page's line number of the block's first line of code. */
-  line: number;
-  /** The reason given in `<!-- not run: … -->`, when it is not run. */
-  notRun?: string;
-}
-
-function readPage(): { blocks: Block[]; sql: string[] } {
-  const lines = readFileSync(join(root, PAGE), 'utf8').split('\n');
-  const blocks: Block[] = [];
-  const sql: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(\w+)\s*$/.exec(lines[i]!);
-    if (!fence) continue;
-    const end = lines.indexOf('```', i + 1);
-    if (end < 0) throw new Error(`${PAGE}:${i + 1}: a code block that never ends`);
-    const code = lines.slice(i + 1, end).join('\n') + '\n';
-    if (fence[1] === 'sql') sql.push(code);
-    if (fence[1] === 'ts') {
-      let above = i - 1;
-      while (above >= 0 && lines[above]!.trim() === '') above--;
-      const notRun = /^<!-- not run: (.+?) -->$/.exec(lines[above] ?? '')?.[1];
-      const file = /^\/\/ ([\w@[\]./-]+\.ts)\b/.exec(lines[i + 1]!)?.[1];
-      if (!file) throw new Error(`${PAGE}:${i + 2}: a ts block must start with the file it is, e.g. "// lib/fulfillment.ts"`);
-      blocks.push({ file, code, line: i + 2, ...(notRun ? { notRun } : {}) });
-    }
-    i = end;
-  }
-  return { blocks, sql };
-}
-
-const page = readPage();
-const blocks = new Map(page.blocks.map((block) => [block.file, block]));
-
-// What the blocks import that this repository does not install: Neon's driver (the Worker).
+// What docs/fulfillment.md's blocks import that this repository does not install: Neon's driver (the Worker).
 const DECLARATIONS = `declare module '@neondatabase/serverless' {
   export class Pool {
     constructor(config: { connectionString: string });
@@ -78,64 +47,29 @@ const DECLARATIONS = `declare module '@neondatabase/serverless' {
 }
 `;
 
-/** The package's entries as the samples import them, resolved to the source. */
-const ENTRIES: Record<string, string> = {
-  'business-payments': 'src/index.ts',
-  'business-payments/fulfillment': 'src/fulfillment.ts',
-  'business-payments/fulfillment/postgres': 'src/fulfillment-postgres.ts',
-  'business-payments/fulfillment/redis': 'src/fulfillment-redis.ts',
-  'business-payments/webhooks': 'src/webhooks.ts',
-};
+// Appended to docs/fulfillment-stores.md's store.ts (the interfaces a store of your own
+// implements): each is the one business-payments/fulfillment exports, assignable both ways,
+// with the same members (the optional ones too).
+const STORE_TYPES_CHECK = `
+type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
+export const sameStore: Same<FulfillmentStore, import('business-payments/fulfillment').FulfillmentStore> = true;
+export const sameClaim: Same<StoreClaim, import('business-payments/fulfillment').StoreClaim> = true;
+export const sameResult: Same<ClaimResult, import('business-payments/fulfillment').ClaimResult> = true;
+`;
 
-describe(`${PAGE}: every ts block`, () => {
+describe.each<{ page: Page; least: number; extra: Record<string, string> }>([
+  { page, least: 10, extra: { 'declarations.d.ts': DECLARATIONS } },
+  { page: stores, least: 3, extra: { 'store.ts': STORE_TYPES_CHECK } },
+])('$page.path: every ts block', ({ page, least, extra }) => {
   test('names its file once, and runs or says why not', () => {
-    expect(page.blocks.length).toBeGreaterThanOrEqual(10);
-    expect(blocks.size, 'two blocks name the same file').toBe(page.blocks.length);
+    expect(page.blocks.length).toBeGreaterThanOrEqual(least);
+    expect(page.files.size, 'two blocks name the same file').toBe(page.blocks.length);
     expect(page.sql.length).toBeGreaterThan(0);
     for (const block of page.blocks) if (block.notRun !== undefined) expect(block.notRun.length, block.file).toBeGreaterThan(10);
   });
 
   test('compiles under strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess', () => {
-    const project = join(dir, 'types');
-    rmSync(project, { recursive: true, force: true });
-    const files: string[] = [];
-    for (const block of page.blocks) {
-      const file = join(project, block.file);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, block.code);
-      files.push(file);
-    }
-    writeFileSync(join(project, 'declarations.d.ts'), DECLARATIONS);
-    const options: ts.CompilerOptions = {
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noUncheckedIndexedAccess: true,
-      noImplicitOverride: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-      types: ['node'],
-      typeRoots: [join(root, 'node_modules/@types')],
-      esModuleInterop: true,
-      skipLibCheck: true,
-      noEmit: true,
-      paths: {
-        '@/*': [`${project}/*`],
-        ...Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, [join(root, path)]])),
-      },
-    };
-    const program = ts.createProgram([...files, join(project, 'declarations.d.ts')], options);
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program)
-      .filter((d) => !d.file || d.file.fileName.startsWith(project))
-      .map((d) => {
-        const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : undefined;
-        const block = d.file && page.blocks.find((b) => join(project, b.file) === d.file!.fileName);
-        const at = block && where !== undefined ? `${PAGE}:${block.line + where} (${block.file})` : (d.file?.fileName ?? '');
-        return `${at}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
-      });
-    expect(diagnostics).toEqual([]);
+    expect(typecheck(page, extra)).toEqual([]);
   }, 120_000);
 });
 
@@ -174,26 +108,26 @@ function poolOf(db: PGlite) {
 }
 type Pool = ReturnType<typeof poolOf>;
 
-async function until(what: string, predicate: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 let pglite: PGlite;
-const saved = { ...process.env };
 beforeAll(async () => {
   pglite = await PGlite.create();
 }, 120_000);
 afterAll(async () => {
-  process.env = saved;
   await pglite?.close();
 });
 
+/** The database emptied (an empty `public` schema), behind the pool that `new pg.Pool(…)` gives the samples. */
+async function freshPool(): Promise<Pool> {
+  await pglite.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+  const pool = poolOf(pglite);
+  standIn(pool);
+  return pool;
+}
+
+// ---------------------------------------------------------------------------------------
+// docs/fulfillment.md's runs.
+
 const ORDERS = ['order-A', 'order-B', 'order-C', 'order-D', 'order-E', 'order-F', 'order-G'];
-const WEBHOOK_URL = 'https://shop.example.com/api/webhooks/payments';
 
 /** A payment attempt made through the page's checkout. */
 interface Made {
@@ -203,22 +137,15 @@ interface Made {
 
 /** The page's shop, on a fresh database, against a sandbox of one generation. */
 async function openShop(generation: 'current' | 'earlier') {
-  const earlier = generation === 'earlier';
-  const run = join(dir, generation);
-  const ran = new Set<string>();
-  writeShop(run);
-
   // A fresh database: the page's schema, its orders, and a log of every order marked paid (a
   // trigger: it counts fulfilments, and rolls back with them).
-  await pglite.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+  const pool: Pool = await freshPool();
   for (const sql of page.sql) await pglite.exec(sql);
   await pglite.exec(`CREATE TABLE paid_log (order_id text, trx_id text);
     CREATE FUNCTION log_paid() RETURNS trigger AS $$ BEGIN
       IF NEW.state = 'paid' THEN INSERT INTO paid_log VALUES (NEW.id, NEW.paid_by); END IF; RETURN NEW; END $$ LANGUAGE plpgsql;
     CREATE TRIGGER log_paid AFTER UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION log_paid();`);
   for (const id of ORDERS) await pglite.query("INSERT INTO orders (id, amount, currency) VALUES ($1, 25.00, 'USD')", [id]);
-  const pool: Pool = poolOf(pglite);
-  (globalThis as unknown as { __docsPool: Pool }).__docsPool = pool;
   const rows = async <T>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as T[];
   const field = async (text: string, id: string) => (await rows<{ value: string | null }>(text, [id]))[0]?.value;
 
@@ -226,35 +153,11 @@ async function openShop(generation: 'current' | 'earlier') {
   // before processing them (`recordOnly`), or nowhere (`lose`: the connection is refused).
   const mode = { lose: false, recordOnly: false };
   let route: (request: Request) => Promise<Response> = () => Promise.reject(new Error('no route yet'));
-  const clock = { offset: 0 }; // the sandbox's clock against ours: payments made "20 minutes ago"
-  const mock: MockService = createMockService({
-    generation,
-    now: () => Date.now() + clock.offset,
-    toleranceSeconds: 3_600,
-    fetch: (input, init) => route(new Request(input, init)),
-  });
-  const server = await mock.listen({ port: 0 });
-  const { production } = mock.credentials;
-  Object.assign(process.env, {
-    BUSINESS_PAYMENTS_ENVIRONMENT: 'production',
-    BUSINESS_PAYMENTS_BASE_URL: server.url, // the sandbox's production credentials, over loopback http
-    BUSINESS_PAYMENTS_MERCHANT_KEY: production.merchantKey,
-    BUSINESS_PAYMENTS_API_KEY: production.apiKey,
-    BUSINESS_PAYMENTS_API_SECRET: production.apiSecret,
-    // The earlier generation has no webhook secret: the page says to pass the API secret (the sandbox's webhookSecret there).
-    BUSINESS_PAYMENTS_WEBHOOK_SECRET: production.webhookSecret,
-  });
-  if (earlier) expect(production.webhookSecret).toBe(production.apiSecret);
-  const cleanups: (() => unknown)[] = [() => mock.close()];
+  const sandbox = await openSandbox(generation, (request) => route(request));
+  const { earlier, mock, production } = sandbox;
+  const cleanups: (() => unknown)[] = [() => sandbox.close()];
 
-  /** Imports a block: the module the page's file is. */
-  const load = async <T>(file: string): Promise<T> => {
-    const block = blocks.get(file);
-    if (!block) throw new Error(`${PAGE} has no block "// ${file}"`);
-    if (block.notRun) throw new Error(`${PAGE}: "// ${file}" is marked not run, but the test runs it`);
-    ran.add(file);
-    return (await import(join(run, file))) as T;
-  };
+  const { load, unrun } = samples(page, join(page.dir, generation));
   const kit = await load<{ fulfillment: Fulfillment; client: PaymentsClient; pool: unknown }>('lib/fulfillment.ts');
   expect(kit.pool).toBe(pool);
   const { startPayment } = await load<{ startPayment(orderId: string): Promise<string | null | undefined> }>('lib/checkout.ts');
@@ -273,11 +176,8 @@ async function openShop(generation: 'current' | 'earlier') {
   };
 
   return {
-    earlier,
-    mock,
-    production,
+    ...sandbox,
     mode,
-    clock,
     cleanups,
     load,
     ...kit,
@@ -300,41 +200,13 @@ async function openShop(generation: 'current' | 'earlier') {
       expect(attempt).toEqual({ order_id: orderId, trx_id: earlier ? null : trxId });
       return { trxId, ref };
     },
-    /** The sandbox's delivery of the payment, signed afresh as the service signs it (or with another secret). */
-    delivery(trxId: string, other?: string) {
-      const event = mock.state.events.find((e) => (e.payload.data as { trx_id?: string } | undefined)?.trx_id === trxId)!;
-      return earlier
-        ? signWebhook({ format: 'legacy', payload: event.body, secret: other ?? production.apiSecret })
-        : signWebhook({ payload: event.body, secret: other ?? secret, environment: 'production' });
-    },
-    /** The page's blocks that did not run, but for those it says why. */
-    unrun: () => page.blocks.filter((block) => !block.notRun && !ran.has(block.file)).map((block) => block.file),
+    unrun,
     async close() {
       for (const cleanup of cleanups.reverse()) await cleanup();
-      process.env = { ...saved };
     },
   };
 }
 type Shop = Awaited<ReturnType<typeof openShop>>;
-
-/** Writes the page's blocks as the shop's files, `@/`, `pg` and the package resolved here. */
-function writeShop(run: string): void {
-  rmSync(run, { recursive: true, force: true });
-  for (const block of page.blocks) {
-    const file = join(run, block.file);
-    mkdirSync(dirname(file), { recursive: true });
-    const code = block.code
-      .replace(/from '@\/([\w./[\]-]+)'/g, (_, path: string) => `from '${join(run, path)}.ts'`)
-      .replace(/from 'pg'/g, `from '${join(run, 'pg-stand-in.ts')}'`)
-      .replace(/from '(business-payments[\w/]*)'/g, (_, name: string) => `from '${join(root, ENTRIES[name]!)}'`);
-    writeFileSync(file, code);
-  }
-  // pg's Pool, as `new pg.Pool(…)` makes it: PGlite behind a pool of one connection.
-  writeFileSync(
-    join(run, 'pg-stand-in.ts'),
-    'export default { Pool: class { constructor() { return (globalThis as unknown as { __docsPool: object }).__docsPool; } } };\n',
-  );
-}
 
 // What the page promises, step by step, each on the shop as the steps before left it.
 const STEPS: Array<[string, (shop: Shop) => Promise<void>]> = [
@@ -531,29 +403,140 @@ const STEPS: Array<[string, (shop: Shop) => Promise<void>]> = [
 
 describe.each(['current', 'earlier'] as const)(`${PAGE} runs against the sandbox (%s generation), on PGlite`, (generation) => {
   test('the shop: attempts, the return page from the records, the routes and the inbox, duplicates, mismatches, dead deliveries, the cron route, the worker, reconcile', async () => {
-    let at = 'opening the shop';
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // A run that hangs (a claim that never comes back, say) says where.
-    const hung = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the run hung at: ${at}`)), 60_000);
-    });
-    let shop: Shop | undefined;
-    try {
-      await Promise.race([
-        (async () => {
-          shop = await openShop(generation);
-          for (const [name, step] of STEPS) {
-            at = name;
-            await step(shop);
-          }
-        })(),
-        hung,
-      ]);
-      // Every block the page does not mark "not run" ran.
-      expect(shop!.unrun()).toEqual([]);
-    } finally {
-      clearTimeout(timer);
-      await shop?.close();
-    }
+    await runSteps(() => openShop(generation), STEPS, 60_000);
   }, 90_000);
+});
+
+// ---------------------------------------------------------------------------------------
+// docs/fulfillment-stores.md's run: its Postgres sample (the Redis one needs a server, and the
+// store interfaces are declarations: the page says so).
+
+// The orders the sample's onPaid marks paid. A trigger logs each update that pays one: in
+// paid_log, which rolls back with the claim (the committed ones), and on the sequence updates,
+// which does not (every one made). And a connection lost before COMMIT: the INSERT of a key in
+// crash_on fails, once.
+const STORES_SCHEMA = `CREATE TABLE orders (id text PRIMARY KEY, paid_at timestamptz);
+  CREATE TABLE paid_log (order_id text);
+  CREATE SEQUENCE updates;
+  CREATE FUNCTION log_paid() RETURNS trigger AS $$ BEGIN
+    IF NEW.paid_at IS NOT NULL THEN INSERT INTO paid_log VALUES (NEW.id); PERFORM nextval('updates'); END IF;
+    RETURN NEW; END $$ LANGUAGE plpgsql;
+  CREATE TRIGGER log_paid AFTER UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION log_paid();
+  CREATE TABLE crash_on (key text);
+  CREATE SEQUENCE crashes;
+  CREATE FUNCTION crash() RETURNS trigger AS $$ BEGIN
+    IF EXISTS (SELECT FROM crash_on WHERE key = NEW.key) THEN
+      IF nextval('crashes') = 1 THEN RAISE EXCEPTION 'the connection was lost before COMMIT'; END IF;
+    END IF;
+    RETURN NEW; END $$ LANGUAGE plpgsql;
+  CREATE TRIGGER crash BEFORE INSERT ON business_payments_fulfillment FOR EACH ROW EXECUTE FUNCTION crash();
+  INSERT INTO orders (id) VALUES ('order-1'), ('order-2');`;
+
+describe(`${stores.path}: its schema`, () => {
+  test('is the one postgresStore creates (POSTGRES_STORE_SQL)', () => {
+    expect(stores.sql.map((sql) => sql.trim())).toEqual([POSTGRES_STORE_SQL]);
+  });
+});
+
+/** The stores page's Postgres sample (its lib/fulfillment.ts), on a fresh database, against a sandbox of one generation. */
+async function openStoresApp(generation: 'current' | 'earlier') {
+  // The page's schema run as the migration it offers (the store then finds its tables), and the sample's orders.
+  const pool = await freshPool();
+  for (const sql of stores.sql) await pglite.exec(sql);
+  await pglite.exec(STORES_SCHEMA);
+  const rows = async <T>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as T[];
+
+  let route: (request: Request) => Promise<Response> = () => Promise.reject(new Error('no route yet'));
+  const sandbox = await openSandbox(generation, (request) => route(request));
+  const { load, unrun } = samples(stores, join(stores.dir, generation));
+  const { fulfillment, client, ...kit } = await load<{ fulfillment: Fulfillment; client: PaymentsClient; pool: unknown }>(
+    'lib/fulfillment.ts',
+  );
+  expect(kit.pool).toBe(pool);
+  // The app's webhook route.
+  route = async (request) => (request.url === WEBHOOK_URL ? fulfillment.handleWebhook(request) : new Response(null, { status: 404 }));
+
+  return {
+    ...sandbox,
+    fulfillment,
+    client,
+    pool,
+    rows,
+    unrun,
+    /** Committed updates that paid the order. */
+    paid: async (id: string) => (await rows('SELECT order_id FROM paid_log WHERE order_id = $1', [id])).length,
+    /** Updates that paid an order, committed or not. */
+    made: async () => (await rows<{ n: number }>('SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::int AS n FROM updates'))[0]!.n,
+    /** A payment on the sandbox of the order's next attempt (newAttempt): its trx_id. */
+    async pay(order: string) {
+      const attempt = await fulfillment.newAttempt(order);
+      expect(attempt.ref_trx).toBe(`${order}~a1`);
+      const back = `https://shop.example.com/orders/${order}/return`;
+      const params = {
+        payment_amount: 25,
+        currency_code: 'USD',
+        ref_trx: attempt.ref_trx,
+        description: order,
+        success_redirect: back,
+        cancel_redirect: back,
+        ipn_url: WEBHOOK_URL,
+      };
+      const options = { idempotencyKey: attempt.idempotencyKey };
+      // The earlier generation has no payments.create: initiate answers the payment's link.
+      const trxId = sandbox.earlier
+        ? new URL(String((await client.payments.initiate(params, options)).payment_url)).pathname.split('/')[2]!
+        : (await client.payments.create(params, options)).trx_id;
+      expect(sandbox.mock.state.payments.get(trxId)?.merchant_ref).toBe(attempt.ref_trx);
+      return trxId;
+    },
+  };
+}
+
+const INBOX = 'business_payments_fulfillment_inbox';
+
+// What the page promises of the sample, step by step.
+const STORE_STEPS: Array<[string, (app: Awaited<ReturnType<typeof openStoresApp>>) => Promise<void>]> = [
+  [
+    'a payment of a newAttempt ref, delivered by webhook: its order marked paid through ctx.db; reported again, not again',
+    async (app) => {
+      const trxId = await app.pay('order-1');
+      await app.mock.completeCheckout(trxId, 'success');
+      await until('order-1 paid', async () => (await app.paid('order-1')) > 0);
+      // The delivery again, the return page's verify, a drain.
+      const { body, headers } = await app.delivery(trxId);
+      expect((await app.fulfillment.handleWebhook(new Request(WEBHOOK_URL, { method: 'POST', body, headers }))).status).toBe(200);
+      expect(await app.fulfillment.handleVerified(await app.client.payments.verify(trxId), { merchantRef: 'order-1~a1' })).toBe('done');
+      await app.fulfillment.drain();
+      expect(await app.paid('order-1')).toBe(1);
+      expect(await app.made()).toBe(1);
+      expect(await app.rows('SELECT paid_at IS NOT NULL AS paid FROM orders ORDER BY id')).toEqual([{ paid: true }, { paid: false }]);
+    },
+  ],
+  [
+    "the claim's COMMIT fails: onPaid's write is undone with it; the delivery's retry marks the order paid once",
+    async (app) => {
+      const trxId = await app.pay('order-2');
+      await app.pool.query('INSERT INTO crash_on (key) VALUES ($1)', [`payment:${trxId}`]);
+      await app.mock.completeCheckout(trxId, 'success');
+      await until('the delivery failed once', async () => (await app.rows(`SELECT FROM ${INBOX} WHERE attempts > 0`)).length > 0);
+      expect(await app.rows(`SELECT state, attempts, error FROM ${INBOX} WHERE attempts > 0`)).toEqual([
+        { state: 'pending', attempts: 1, error: expect.stringMatching(/connection was lost before COMMIT/) },
+      ]);
+      expect(await app.rows("SELECT paid_at FROM orders WHERE id = 'order-2'")).toEqual([{ paid_at: null }]);
+      expect(await app.paid('order-2')).toBe(0);
+      expect(await app.made()).toBe(2); // onPaid did write: undone
+      // The retry, due now rather than in 10 s.
+      await app.pool.query(`UPDATE ${INBOX} SET due = now() WHERE state = 'pending'`);
+      expect(await app.fulfillment.drain()).toMatchObject({ processed: 1, done: 1 });
+      expect(await app.paid('order-2')).toBe(1);
+      expect(await app.paid('order-1')).toBe(1);
+      expect(await app.made()).toBe(3);
+    },
+  ],
+];
+
+describe.each(['current', 'earlier'] as const)(`${stores.path} runs against the sandbox (%s generation), on PGlite`, (generation) => {
+  test('the Postgres sample: a payment of a newAttempt ref, delivered by webhook, marks its order paid through ctx.db once; a claim that does not commit leaves no write, and its retry marks the order once', async () => {
+    await runSteps(() => openStoresApp(generation), STORE_STEPS, 20_000);
+  }, 30_000);
 });
