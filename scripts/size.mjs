@@ -15,10 +15,12 @@ import { gzipSync } from 'node:zlib';
 const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144 };
 /** @type {Record<string, number>} */
 const CEILING = {
-  // The kit under real conditions (issue 26: the inbox, renewed leases, attempts, the price
-  // check, a reconcile that stops) took the fulfillment entry over its budget; held here
-  // while it is trimmed back (see the CHANGELOG).
-  fulfillment: 8_192,
+  // The kit under real conditions (issue 26: the inbox and its worker, renewed leases,
+  // attempts, the price check, a reconcile that stops) took the fulfillment entry over its
+  // budget: 6,143 B before, 8,175 B with it, 7,880 B after trimming the kit (−343 B) and the
+  // verifier (−119 B). Held at the measured figure (rounded up to 64 B) so that it cannot grow
+  // while the way back under is decided (see the CHANGELOG).
+  fulfillment: 7_936,
 };
 let failed = false;
 const notes = [];

@@ -11,7 +11,7 @@ import type { WebhookHeaders } from '../webhooks/headers.js';
 import type { WebhookPayload } from '../webhooks/verify.js';
 import { memoryStore, type FulfillmentStore, type InboxRecord, type InboxState } from './store.js';
 import { inboxWorker } from './inbox.js';
-import { ATTEMPT, errorClass, named, settler, trace, verified, type Kit } from './settle.js';
+import { ATTEMPT, errorClass, messageOf, named, remember, settler, text, trace, verified } from './settle.js';
 import { sinceWindow } from './window.js';
 
 /** What the kit needs of a `PaymentsClient` (pass the client itself). */
@@ -261,17 +261,8 @@ export interface FulfillmentTrace {
   errorClass?: string | undefined;
 }
 
-function checkClient(client: FulfillmentClient | undefined, environment: string): void {
-  if (client?.environment !== environment) {
-    throw new ConfigurationError(
-      `createFulfillment: the client is for ${String(client?.environment)}, the kit for ${environment}: pass the client of that environment.`,
-    );
-  }
-}
-
-const DEFAULT_LEASE_MS = 300_000;
-const DEFAULT_OLDER_THAN_MS = 600_000;
-const ANSWERS: Record<SettleResult | 'queued', number> = { ran: 200, done: 200, busy: 409, pending: 409, review: 200, queued: 200 };
+// Not settled: busy elsewhere, or pending at the service (the service delivers again).
+const open = (result: SettleResult | 'queued') => result === 'busy' || result === 'pending';
 
 /**
  * Creates the fulfillment kit: each paid order fulfilled exactly once.
@@ -296,21 +287,33 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
   const options = kitOptions as unknown as FulfillmentOptions;
   const { environment, secret, client } = options;
   const store = options.store ?? memoryStore();
-  checkKitSecret(secret);
-  checkClient(client, environment);
+  // The secret, by the rule of every secret (`checkSecrets`), refused here rather than at the
+  // first delivery, where it could only be a 500 to the service.
+  try {
+    checkSecrets(secret);
+  } catch (error) {
+    const { message } = error as Error;
+    throw new ConfigurationError(
+      `createFulfillment({ secret }): ${message}${/not set/.test(message) ? ' Pass the webhook signing secret, e.g. process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET.' : ''}`,
+    );
+  }
+  if (client?.environment !== environment) {
+    throw new ConfigurationError(
+      `createFulfillment: the client is for ${String(client?.environment)}, the kit for ${environment}: pass a ${environment} client.`,
+    );
+  }
   const { inbox } = store;
   // The inbox is on by default where the store is durable: a memory inbox dies with its process.
   const queued = (options.inbox ?? store.durable !== false) && inbox;
   if (options.inbox && !inbox) throw new ConfigurationError('createFulfillment({ inbox: true }): this store has no inbox');
-  const kit: Kit = { options, store, lease: options.lease ?? DEFAULT_LEASE_MS };
-  const { settle, fromEvent } = settler(kit);
-  const worker = inboxWorker(kit, fromEvent);
+  const lease = options.lease ?? 300_000; // 5 minutes
+  const [settle, fromEvent] = settler(options, store, lease);
+  const worker = inboxWorker(options, store, lease, fromEvent);
+  const later = (work: Promise<unknown>) => options.waitUntil?.(work);
 
-  const answer = (payload: WebhookPayload, headers: WebhookHeaders, later: (work: Promise<unknown>) => void) => {
-    const info: FulfillmentTrace = { operation: 'handleWebhook', environment };
-    const delivery = { payload, headers, secret, environment };
-    return trace(info, () =>
-      answerDelivery(delivery, info, async (event, noted) => {
+  const answer = (payload: WebhookPayload, headers: WebhookHeaders) =>
+    trace('handleWebhook', environment, (info) =>
+      answerDelivery({ payload, headers, secret, environment }, info, async (event, noted) => {
         if (!queued) return fromEvent(event, info, noted);
         named(event, info);
         // Recorded, then answered: the service waits for nothing else (a retry of a recorded
@@ -318,36 +321,28 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
         const id = deliveryId(event);
         await queued.add(id, JSON.stringify(event));
         noted();
-        later(worker.processOne(id).catch(() => {}));
+        later(worker.soon(id));
         return 'queued';
       }),
     );
-  };
   // handleVerified and reconcile: one traced settlement each.
-  const settleTraced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) => {
-    const info: FulfillmentTrace = { operation, environment };
-    return trace(info, () => settle(tx, ref, { source: operation === 'reconcile' ? 'reconcile' : 'verified' }, info));
-  };
-
-  async function handleWebhook(input: Request | { payload: WebhookPayload; headers: WebhookHeaders }): Promise<Response | WebhookAnswer> {
-    const later = (work: Promise<unknown>) => options.waitUntil?.(work);
-    if (typeof (input as Request).clone !== 'function') {
-      const { payload, headers } = input as { payload: WebhookPayload; headers: WebhookHeaders };
-      return answer(payload, headers, later);
-    }
-    const request = input as Request;
-    const work = answer(await request.arrayBuffer(), request.headers, later);
-    later(work);
-    const { status, body } = await work;
-    return new Response(body, { status, headers: { 'content-type': 'application/json' } });
-  }
+  const settleTraced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) =>
+    trace(operation, environment, (info) => settle(tx, ref, { source: operation === 'reconcile' ? operation : 'verified' }, info));
 
   return {
     ...worker,
-    handleWebhook: handleWebhook as Fulfillment['handleWebhook'],
+    // A Fetch Request, or `{ payload, headers }`.
+    handleWebhook: (async (delivery: Request & { payload: WebhookPayload }) => {
+      const request = typeof delivery.clone === 'function';
+      const work = answer(request ? await delivery.arrayBuffer() : delivery.payload, delivery.headers);
+      if (!request) return work;
+      later(work);
+      const { status, body } = await work;
+      return new Response(body, { status, headers: { 'content-type': 'application/json' } });
+    }) as Fulfillment['handleWebhook'],
     store,
     handleVerified: (transaction, opts) =>
-      keepUnsettled(store, transaction?.trx_id, settleTraced('handleVerified', transaction, opts?.merchantRef)),
+      keepUnsettled(store, transaction?.trx_id, opts?.merchantRef, lease, settleTraced('handleVerified', transaction, opts?.merchantRef)),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
     newAttempt: (orderRef) => newAttempt(store, orderRef),
   };
@@ -376,28 +371,21 @@ const deliveryId = (event: WebhookEvent): string => {
 // A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
 // trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
 // that payment again (its IPN is sent once, and it has no payment list).
-async function keepUnsettled(store: FulfillmentStore, trxId: unknown, settling: Promise<SettleResult>): Promise<SettleResult> {
-  const keep = () => (typeof trxId === 'string' ? store.remember?.(`payment:${trxId}`) : undefined);
+async function keepUnsettled(
+  store: FulfillmentStore,
+  trxId: unknown,
+  ref: string | undefined,
+  lease: number,
+  settling: Promise<SettleResult>,
+): Promise<SettleResult> {
+  const keep = () => (typeof trxId === 'string' ? remember(store, trxId, ref, lease) : undefined);
   try {
     const result = await settling;
-    if (result === 'busy' || result === 'pending') await keep();
+    if (open(result)) await keep();
     return result;
   } catch (error) {
     await keep()?.catch(() => {});
     throw error;
-  }
-}
-
-// The kit's secret, by the rule of every secret (`checkSecrets`), refused here rather than
-// at the first delivery, where it could only be a 500 to the service.
-function checkKitSecret(secret: unknown): void {
-  try {
-    checkSecrets(secret);
-  } catch (error) {
-    const { message } = error as Error;
-    throw new ConfigurationError(
-      `createFulfillment({ secret }): ${message}${/not set/.test(message) ? ' Pass the webhook signing secret, e.g. process.env.BUSINESS_PAYMENTS_WEBHOOK_SECRET.' : ''}`,
-    );
   }
 }
 
@@ -421,12 +409,12 @@ async function answerDelivery(
   let recorded = false;
   try {
     const result = await settle(event, () => (recorded = true));
-    return answer(recorded && ANSWERS[result] !== 200 ? 202 : ANSWERS[result], { received: true, result });
+    return answer(open(result) ? (recorded ? 202 : 409) : 200, { received: true, result });
   } catch (error) {
     info.errorClass = errorClass(error);
     if (recorded) return answer(202, { received: true, result: 'recorded' });
     // A 5xx makes the service deliver again, after the claim was released.
-    return answer(500, { error: 'handler_failed', message: error instanceof Error ? error.message : String(error) });
+    return answer(500, { error: 'handler_failed', message: messageOf(error) });
   }
 }
 
@@ -436,13 +424,18 @@ async function reconcile(
   store: FulfillmentStore,
   settle: (tx: VerifiedTransaction, merchantRef: string | undefined) => Promise<SettleResult>,
 ): Promise<ReconcileReport> {
-  const { since, olderThan = DEFAULT_OLDER_THAN_MS, signal, onProgress } = options;
+  const { since, olderThan = 600_000 /* 10 minutes */, signal, onProgress } = options;
   const from = +since;
   const until = Date.now() - olderThan;
   const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [], unknown: [], review: [] };
   // The lists are bounded (the counts are not): a run over a long history keeps little.
   const note = <T>(list: T[], item: T) => list.length < 1_000 && list.push(item);
   const check = async (trxId: string, merchantRef: string | undefined) => {
+    // A payment this app never made: an attempt reference `newAttempt` never counted. Any other
+    // reference is taken as an order id (the pattern before attempts), and none as unknown
+    // here (the list may not show references): those are verified and settled.
+    const attempt = merchantRef && ATTEMPT.exec(merchantRef);
+    if (attempt && Number((await store.outcome(`attempts:${attempt[1]}`)) ?? 0) < Number(attempt[2])) return note(report.unknown, trxId);
     report.checked++;
     try {
       const tx = await verified(client, trxId);
@@ -451,7 +444,7 @@ async function reconcile(
       else if (result === 'review') note(report.review, trxId);
       else if (result !== 'done') report[result]++;
     } catch (error) {
-      note(report.errors, { trx_id: trxId, message: error instanceof Error ? error.message : String(error) });
+      note(report.errors, { trx_id: trxId, message: messageOf(error) });
     }
   };
   const past = sinceWindow(from);
@@ -460,47 +453,31 @@ async function reconcile(
     for await (const payment of client.payments.list({ limit: 100 })) {
       signal?.throwIfAborted();
       report.seen++;
-      const created = Date.parse(payment.created_at ?? '');
+      const created = Date.parse(payment.created_at!);
       const trxId = payment.trx_id;
-      const ref = typeof payment.merchant_ref === 'string' ? payment.merchant_ref : undefined;
       if (past(created)) break;
-      // A payment without a readable creation time is checked: better a verify than a miss.
-      if (
-        typeof trxId === 'string' &&
-        (Number.isNaN(created) || (created >= from && created <= until)) &&
-        (await store.outcome(`payment:${trxId}`)) === undefined
-      ) {
-        if (await unknown(store, ref)) note(report.unknown, trxId);
-        else await check(trxId, ref);
-      }
+      // A payment without a readable creation time (NaN, never less or more) is checked:
+      // better a verify than a miss.
+      if (typeof trxId === 'string' && !(created < from || created > until) && (await store.outcome(`payment:${trxId}`)) === undefined)
+        await check(trxId, text(payment.merchant_ref));
       onProgress?.(report);
     }
   } catch (error) {
     // The earlier generation has no payment list (a RouteNotSupportedError, named so the kit
     // need not load the client): walk what the store knows is open instead.
-    if ((error as Error | undefined)?.name !== 'RouteNotSupportedError' || report.seen > 0) throw error;
+    if ((error as Error | undefined)?.name !== 'RouteNotSupportedError' || report.seen) throw error;
     if (!store.unsettled) {
       throw new ConfigurationError('fulfillment.reconcile: no payment list here, and the store has no unsettled()', { cause: error });
     }
     report.walked = 'store';
-    for (const key of await store.unsettled(MAX_UNSETTLED)) {
+    // One run re-verifies at most 10,000 of them.
+    for (const key of await store.unsettled(10_000)) {
       signal?.throwIfAborted();
       report.seen++;
-      await check(key.slice('payment:'.length), undefined);
+      const trxId = key.slice('payment:'.length);
+      await check(trxId, await store.outcome(`ref:${trxId}`));
       onProgress?.(report);
     }
   }
   return report;
 }
-
-// A payment this app never made: an attempt reference `newAttempt` never counted. Any other
-// reference is taken as an order id (the pattern before attempts), and none as unknown here
-// (the list may not show references): those are verified and settled.
-async function unknown(store: FulfillmentStore, ref: string | undefined): Promise<boolean> {
-  const attempt = ref && ATTEMPT.exec(ref);
-  if (!attempt) return false;
-  return Number((await store.outcome(`attempts:${attempt[1]}`)) ?? 0) < Number(attempt[2]);
-}
-
-// One run re-verifies at most this many of the store's open payments (oldest first).
-const MAX_UNSETTLED = 10_000;

@@ -2,14 +2,14 @@
 // retried with backoff, `dead` after maxAttempts; drain() for cron, work() for a worker.
 import { ConfigurationError } from '../core/base-error.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { DrainReport, Fulfillment, FulfillmentTrace, SettleResult } from './create.js';
-import { trace, type Kit } from './settle.js';
-import type { InboxLease, InboxNext, InboxState, InboxStore } from './store.js';
+import type { DrainReport, Fulfillment, FulfillmentOptions, FulfillmentTrace, SettleResult } from './create.js';
+import { messageOf, trace } from './settle.js';
+import type { FulfillmentStore, InboxNext, InboxState, InboxStore } from './store.js';
 
 type FromEvent = (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void) => Promise<SettleResult>;
 
 /** `processOne` (the due record `id`, else the oldest due one) and the inbox methods of the kit. */
-export function inboxWorker({ options, store, lease }: Kit, fromEvent: FromEvent) {
+export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore, lease: number, fromEvent: FromEvent) {
   const inbox = (): InboxStore => {
     if (!store.inbox) throw new ConfigurationError('fulfillment: this store has no inbox');
     return store.inbox;
@@ -17,19 +17,24 @@ export function inboxWorker({ options, store, lease }: Kit, fromEvent: FromEvent
   const processOne = async (id?: string): Promise<InboxState | undefined> => {
     const taken = await inbox().take(lease, id);
     if (!taken) return undefined;
-    const info: FulfillmentTrace = { operation: 'inbox', environment: options.environment };
+    const { attempts } = taken;
     let next: InboxNext;
     try {
-      const result = await trace(info, () => fromEvent(JSON.parse(taken.event) as WebhookEvent, info, () => {}));
+      const result = await trace('inbox', options.environment, (info) =>
+        fromEvent(JSON.parse(taken.event) as WebhookEvent, info, () => {}),
+      );
+      if (result === 'pending') throw new Error('the service says neither success nor failed yet');
       // Busy elsewhere is no failure: its holder renews its claim; looked at again a third of a lease on.
-      next =
-        result === 'busy'
-          ? { state: 'pending', attempts: taken.attempts, delayMs: lease / 3 }
-          : result === 'pending'
-            ? failed(taken, 'the service says neither success nor failed yet', options)
-            : { state: 'done', attempts: taken.attempts };
+      next = result === 'busy' ? { state: 'pending', attempts, delayMs: lease / 3 } : { state: 'done', attempts };
     } catch (error) {
-      next = failed(taken, error, options);
+      // A failure: due again after the backoff, or dead at maxAttempts.
+      const { maxAttempts = 8, retryDelay = backoff } = options;
+      const failures = attempts + 1;
+      const message = messageOf(error);
+      next =
+        failures < maxAttempts
+          ? { state: 'pending', attempts: failures, delayMs: retryDelay(failures), error: message }
+          : { state: 'dead', attempts: failures, error: message };
     }
     await inbox().finish(taken, next);
     return next.state;
@@ -37,7 +42,8 @@ export function inboxWorker({ options, store, lease }: Kit, fromEvent: FromEvent
   const drain: Fulfillment['drain'] = async ({ signal, limit = 1_000 } = {}) => {
     const report: DrainReport = { processed: 0, done: 0, retried: 0, dead: 0 };
     for (let state; report.processed < limit && !signal?.aborted && (state = await processOne()); report.processed++) {
-      report[state === 'pending' ? 'retried' : state === 'dead' ? 'dead' : 'done']++;
+      // A processed record is `done`, `dead`, or `pending` again (retried).
+      report[state === 'pending' ? 'retried' : (state as 'done' | 'dead')]++;
     }
     return report;
   };
@@ -54,16 +60,20 @@ export function inboxWorker({ options, store, lease }: Kit, fromEvent: FromEvent
     return true;
   };
   const list: Fulfillment['inbox'] = ({ state, limit = 100 }) => inbox().list(state, limit);
-  return { processOne, drain, work, replay, inbox: list };
-}
-
-// A failed processing: due again after the backoff, or dead at maxAttempts.
-function failed(taken: InboxLease, error: unknown, { maxAttempts = 8, retryDelay = backoff }: Kit['options']): InboxNext {
-  const attempts = taken.attempts + 1;
-  const message = error instanceof Error ? error.message : String(error);
-  return attempts < maxAttempts
-    ? { state: 'pending', attempts, delayMs: retryDelay(attempts), error: message }
-    : { state: 'dead', attempts, error: message };
+  // Right after the answer, at most 4 at a time in this process (each may hold a database
+  // connection for its handler's whole run): the answers keep a connection free. The rest wait
+  // here (at most 1,000; they are recorded, so drain() and work() find them anyway).
+  let running = 0;
+  const waiting: string[] = [];
+  const soon = async (id: string): Promise<void> => {
+    if (running >= 4) return void (waiting.length < 1_000 && waiting.push(id));
+    running++;
+    await processOne(id).catch(() => {});
+    running--;
+    const next = waiting.shift();
+    if (next !== undefined) await soon(next);
+  };
+  return { processOne, soon, drain, work, replay, inbox: list };
 }
 
 // 10 s, 20 s, 40 s … at most an hour, each ±20 % so that records failed together spread out.

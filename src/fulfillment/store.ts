@@ -134,11 +134,13 @@ export interface InboxStore {
   replay(id: string): Promise<boolean>;
 }
 
-type Entry = { outcome: string } | { token: object; until: number };
+/* eslint-disable @typescript-eslint/require-await -- the memory store answers at once: `async` makes its promises */
+
+// An outcome, or a live claim: its holder's token and when its lease runs out.
+type Entry = string | { token: object; until: number };
 type Held = InboxRecord & { due: number; token?: string };
 
 let warned = false;
-const resolved = <T>(value: T) => Promise.resolve(value);
 
 /**
  * The default store: a `Map` in this process, its leases and the inbox's due times timed on a
@@ -157,7 +159,7 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   const remembered = new Set<string>();
   const outcome = (key: string) => {
     const entry = entries.get(key);
-    return entry && 'outcome' in entry ? entry.outcome : undefined;
+    return typeof entry === 'string' ? entry : undefined;
   };
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (!warned && env?.NODE_ENV === 'production') {
@@ -167,35 +169,36 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   return {
     durable: false,
     inbox: memoryInbox(now),
-    claim(key, leaseMs) {
+    async claim(key, leaseMs) {
       const entry = entries.get(key);
-      if (entry && 'outcome' in entry) return resolved({ done: entry.outcome });
-      if (entry && entry.until > now()) return resolved({ busy: true } as const);
+      if (typeof entry === 'string') return { done: entry };
+      if (entry && entry.until > now()) return { busy: true };
       const token = {};
-      entries.set(key, { token, until: now() + leaseMs });
+      const hold = () => entries.set(key, { token, until: now() + leaseMs });
+      hold();
       // Only the holder may end or renew its claim: one whose lease ran out and was taken over is stale.
       const mine = () => (entries.get(key) as { token?: object } | undefined)?.token === token;
       const claimed: StoreClaim<undefined> = {
-        complete: (outcome) => resolved(void (mine() && entries.set(key, { outcome }))),
-        release: () => resolved(void (mine() && entries.delete(key))),
-        renew: () => resolved(mine() && !!entries.set(key, { token, until: now() + leaseMs })),
+        complete: async (outcome) => void (mine() && entries.set(key, outcome)),
+        release: async () => void (mine() && entries.delete(key)),
+        renew: async () => mine() && !!hold(),
       };
-      return resolved({ claimed });
+      return { claimed };
     },
-    outcome: (key) => resolved(outcome(key)),
-    remember: (key) => resolved(void (outcome(key) ?? remembered.add(key))),
-    unsettled(limit) {
+    outcome: async (key) => outcome(key),
+    remember: async (key) => void (outcome(key) ?? remembered.add(key)),
+    async unsettled(limit) {
       const out: string[] = [];
       for (const key of remembered) {
         if (outcome(key) !== undefined) remembered.delete(key);
         else if (out.push(key) >= limit) break;
       }
-      return resolved(out);
+      return out;
     },
-    attempt(order) {
+    async attempt(order) {
       const n = Number(outcome(`attempts:${order}`) ?? 0) + 1;
-      entries.set(`attempts:${order}`, { outcome: String(n) });
-      return resolved(n);
+      entries.set(`attempts:${order}`, String(n));
+      return n;
     },
   };
 }
@@ -206,31 +209,28 @@ function memoryInbox(now: () => number): InboxStore {
   const copy = ({ due: _due, token: _token, ...record }: Held): InboxRecord => record;
   const put = (record: InboxRecord, due: number) => (records.delete(record.id), records.set(record.id, { ...copy(record as Held), due }));
   return {
-    add: (id, event, state = 'pending') =>
-      resolved(!records.has(id) && !!records.set(id, { id, state, event, attempts: 0, at: Date.now(), due: now() })),
-    take(leaseMs, id) {
+    add: async (id, event, state = 'pending') =>
+      !records.has(id) && !!records.set(id, { id, state, event, attempts: 0, at: Date.now(), due: now() }),
+    async take(leaseMs, id) {
       for (const record of id === undefined ? records.values() : [records.get(id)]) {
         if (record?.state === 'pending' && record.due <= now()) {
           record.due = now() + leaseMs;
-          return resolved({ ...copy(record), token: (record.token = crypto.randomUUID()) });
+          return { ...copy(record), token: (record.token = crypto.randomUUID()) };
         }
       }
-      return resolved(undefined);
     },
-    finish(lease, { state, attempts, delayMs = 0, error }) {
+    async finish(lease, { state, attempts, delayMs = 0, error }) {
       const record = records.get(lease.id);
-      return resolved(record?.token === lease.token && !!put({ ...record, state, attempts, error }, now() + delayMs));
+      return record?.token === lease.token && !!put({ ...record, state, attempts, error }, now() + delayMs);
     },
-    list: (state, limit) =>
-      resolved(
-        [...records.values()]
-          .filter((record) => record.state === state)
-          .slice(0, limit)
-          .map(copy),
-      ),
-    replay(id) {
+    list: async (state, limit) =>
+      [...records.values()]
+        .filter((record) => record.state === state)
+        .slice(0, limit)
+        .map(copy),
+    async replay(id) {
       const record = records.get(id);
-      return resolved(!!record && !!put({ ...record, state: 'pending', attempts: 0, error: undefined }, now()));
+      return !!record && !!put({ ...record, state: 'pending', attempts: 0, error: undefined }, now());
     },
   };
 }

@@ -352,3 +352,55 @@ describe.each(STORES)('reconcile that scales: %s', (_, makeStore) => {
     expect(verify).not.toHaveBeenCalledWith('R2');
   });
 });
+
+describe.each(STORES)('the earlier generation, with no payment list: %s', (_, makeStore) => {
+  test("a payment kept for reconcile keeps its reference: the store's walk finds its order (onPaid's order_ref, a second attempt a duplicate)", async () => {
+    const store = await makeStore();
+    const noList = Object.assign(new Error('no payment list'), { name: 'RouteNotSupportedError' });
+    const answers: Record<string, VerifiedTransaction> = { E1: tx('E1', 'pending'), E2: tx('E2', 'pending') };
+    const { fulfillment, paid } = kit(store, answers, { inbox: false });
+    for (let i = 0; i < 2; i++) await fulfillment.newAttempt('order-30');
+    // The return pages could not settle (pending): their trx_ids, with the attempts' refs, are kept.
+    expect(await fulfillment.handleVerified(answers.E1!, { merchantRef: 'order-30~a1' })).toBe('pending');
+    expect(await fulfillment.handleVerified(answers.E2!, { merchantRef: 'order-30~a2' })).toBe('pending');
+    answers.E1 = tx('E1', 'success');
+    answers.E2 = tx('E2', 'success');
+    const { client: fake } = fakeClient(answers);
+    fake.payments.list = () => ({
+      [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(noList) }),
+    });
+    const walker = createFulfillment<unknown>({
+      environment: 'sandbox',
+      secret: SECRET,
+      client: fake,
+      store,
+      inbox: false,
+      onPaid: (t) => void paid.push(t),
+    });
+    const report = await walker.reconcile({ since: 0 });
+    expect(report).toMatchObject({ walked: 'store', paid: 1, review: ['E2'], errors: [] });
+    expect(paid.map((t) => [t.trx_id, t.order_ref])).toEqual([['E1', 'order-30']]);
+  });
+});
+
+test('processing right after the answer runs at most 4 at a time in one process; the rest follow as slots free', async () => {
+  let running = 0;
+  let most = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const ids = [1, 2, 3, 4, 5, 6].map((i) => `Q${i}`);
+  const { fulfillment, paid } = kit({ ...memoryStore(), durable: true }, Object.fromEntries(ids.map((id) => [id, tx(id, 'success')])), {
+    onPaid: async (t) => {
+      most = Math.max(most, ++running);
+      await gate;
+      running--;
+      paid.push(t);
+    },
+  });
+  for (const id of ids) expect((await fulfillment.handleWebhook(await delivery(event(id, `order-${id}~a1`)))).status).toBe(200);
+  await until(() => running === 4);
+  expect(most).toBe(4);
+  release();
+  await until(() => paid.length === 6);
+  expect(most).toBe(4);
+});
