@@ -308,7 +308,8 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
   if (options.inbox && !inbox) throw new ConfigurationError('createFulfillment({ inbox: true }): this store has no inbox');
   const lease = options.lease ?? 300_000; // 5 minutes
   const [settle, fromEvent] = settler(options, store, lease);
-  const worker = inboxWorker(options, store, lease, fromEvent);
+  // The worker's own steps stay inside: the kit's object carries only its documented methods.
+  const { processOne: _processOne, soon, ...worker } = inboxWorker(options, store, lease, fromEvent);
   const later = (work: Promise<unknown>) => options.waitUntil?.(work);
 
   const answer = (payload: WebhookPayload, headers: WebhookHeaders) =>
@@ -321,7 +322,7 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
         const id = deliveryId(event);
         await queued.add(id, JSON.stringify(event));
         noted();
-        later(worker.soon(id));
+        later(soon(id));
         return 'queued';
       }),
     );

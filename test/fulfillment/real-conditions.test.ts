@@ -118,6 +118,10 @@ describe.each(STORES)('the inbox: %s', (_, makeStore) => {
     expect(paid).toEqual([expect.objectContaining({ trx_id: 'TRX1', merchant_ref: 'order-1~a1', order_ref: 'order-1' })]);
     expect(await fulfillment.inbox({ state: 'done' })).toEqual([expect.objectContaining({ id: 'evt_TRX1', state: 'done', attempts: 0 })]);
     expect(await fulfillment.drain()).toEqual({ processed: 0, done: 0, retried: 0, dead: 0 });
+    // The kit's object carries its documented methods only.
+    expect(Object.keys(fulfillment).sort()).toEqual(
+      ['drain', 'handleVerified', 'handleWebhook', 'inbox', 'newAttempt', 'reconcile', 'replay', 'store', 'work'].sort(),
+    );
   });
 
   test('a handler that fails is retried with backoff by drain(), dead after maxAttempts, listed, and replay(id) runs it again', async () => {
