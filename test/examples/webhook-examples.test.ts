@@ -268,6 +268,18 @@ describe.each(examples)('%s example over the fulfillment kit, against the sandbo
   });
 });
 
+/** Sets `variables` in process.env; the function it returns puts back what was there. */
+function setEnv(variables: Record<string, string>): () => void {
+  const saved = Object.fromEntries(Object.keys(variables).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, variables);
+  return () => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+}
+
 describe('Express example: the return page', () => {
   async function shop() {
     const env = await sandbox();
@@ -552,7 +564,7 @@ describe('Workers example: waitUntil, bindings, rotation', () => {
 
 describe('Next.js example', () => {
   let env: Sandbox;
-  let saved: Record<string, string | undefined> = {};
+  let restore = () => {};
   const shared = globalThis as Record<string, unknown>;
 
   beforeAll(async () => {
@@ -567,16 +579,12 @@ describe('Next.js example', () => {
       BUSINESS_PAYMENTS_API_SECRET: credentials.apiSecret,
       BUSINESS_PAYMENTS_WEBHOOK_SECRET: webhookSecret,
     };
-    saved = Object.fromEntries(Object.keys(variables).map((key) => [key, process.env[key]]));
-    Object.assign(process.env, variables);
+    restore = setEnv(variables);
     env.deliverTo((request) => (new URL(request.url).pathname.endsWith('-edge') ? nextEdgeRoute.POST(request) : nextRoute.POST(request)));
   });
   afterAll(async () => {
     await env.mock.close();
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    restore();
     // The example's one-per-process client, kit and orders (see lib/fulfillment.ts).
     for (const key of ['shopClient', 'shopFulfillment', 'shopOrders']) delete shared[key];
   });
@@ -705,7 +713,7 @@ describe('Next.js example', () => {
 // "confirming" until the IPN has come.
 describe('Next.js example on the earlier generation', () => {
   let env: Sandbox;
-  let saved: Record<string, string | undefined> = {};
+  let restore = () => {};
   const shared = globalThis as Record<string, unknown>;
   const NODE_URL = 'https://shop.example.com/api/webhooks/payments';
   const route: Route = (request) => nextRoute.POST(request);
@@ -724,16 +732,12 @@ describe('Next.js example on the earlier generation', () => {
       BUSINESS_PAYMENTS_API_SECRET: apiSecret,
       BUSINESS_PAYMENTS_WEBHOOK_SECRET: apiSecret, // the earlier generation signs its IPN with the API secret
     };
-    saved = Object.fromEntries(Object.keys(variables).map((key) => [key, process.env[key]]));
-    Object.assign(process.env, variables);
+    restore = setEnv(variables);
     env.deliverTo((request) => (new URL(request.url).pathname.endsWith('-edge') ? nextEdgeRoute.POST(request) : nextRoute.POST(request)));
   });
   afterAll(async () => {
     await env.mock.close();
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    restore();
     for (const key of ['shopClient', 'shopFulfillment', 'shopOrders']) delete shared[key];
   });
 

@@ -5,14 +5,9 @@
 import { bundleEntry } from '../support/bundle.js';
 import { describe, expect, test, vi } from 'vitest';
 import type { PaymentRecord, VerifiedTransaction } from '../../src/index.js';
-import {
-  createFulfillment,
-  memoryStore,
-  type FulfillmentClient,
-  type FulfillmentOptions,
-  type FulfilledTransaction,
-} from '../../src/fulfillment.js';
+import { createFulfillment, memoryStore, type FulfillmentOptions, type FulfilledTransaction } from '../../src/fulfillment.js';
 import { signWebhook } from '../../src/testing.js';
+import { fakeClient as fakeVerifier } from '../support/fulfillment-client.js';
 
 const SECRET = 'whsec_test_fulfil';
 
@@ -20,19 +15,8 @@ const tx = (trx_id: string, status: string, extra: Partial<VerifiedTransaction> 
   ({ trx_id, status, amount: 25, currency: 'USD', fee: 0.75, net_amount: 24.25, ...extra }) as VerifiedTransaction;
 
 /** A client whose verify answers from `statuses` (trx_id → status) and whose list yields `payments`. */
-function fakeClient(statuses: Record<string, string>, payments: PaymentRecord[] = []) {
-  const verify = vi.fn(async (trxId: string) => tx(trxId, statuses[trxId] ?? 'pending'));
-  const client: FulfillmentClient = {
-    environment: 'sandbox',
-    payments: {
-      verify,
-      list: async function* () {
-        yield* payments;
-      },
-    },
-  };
-  return { client, verify };
-}
+const fakeClient = (statuses: Record<string, string>, payments: PaymentRecord[] = []) =>
+  fakeVerifier((trxId) => tx(trxId, statuses[trxId] ?? 'pending'), payments);
 
 function kit(overrides: Partial<FulfillmentOptions> & { statuses?: Record<string, string>; payments?: PaymentRecord[] } = {}) {
   const { client, verify } = fakeClient(overrides.statuses ?? { TRX1: 'success' }, overrides.payments);

@@ -30,6 +30,7 @@ import type { PaymentsClient } from '../../src/index.js';
 import type { Fulfillment } from '../../src/fulfillment.js';
 import { POSTGRES_STORE_SQL } from '../../src/fulfillment-postgres.js';
 import { verifyWebhook } from '../../src/webhooks.js';
+import { onePool } from '../support/pglite-pool.js';
 import { openSandbox, readPage, runSteps, samples, standIn, typecheck, until, WEBHOOK_URL, type Page } from './docs-pages.js';
 
 const page = readPage('docs/fulfillment.md');
@@ -76,37 +77,7 @@ describe.each<{ page: Page; least: number; extra: Record<string, string> }>([
 // ---------------------------------------------------------------------------------------
 // The runs.
 
-/**
- * PGlite's one connection as pg's Pool hands out connections (a Pool of one): `connect()` →
- * a client with `query` and `release`, `query` a statement on a connection of its own turn.
- */
-function poolOf(db: PGlite) {
-  let tail = Promise.resolve();
-  const connect = async () => {
-    let free!: () => void;
-    const previous = tail;
-    tail = previous.then(() => new Promise<void>((resolve) => (free = resolve)));
-    await previous;
-    let released = false;
-    return {
-      query: (text: string, values?: unknown[]) => (released ? Promise.reject(new Error('used after release')) : db.query(text, values)),
-      release() {
-        if (!released) free();
-        released = true;
-      },
-    };
-  };
-  const query = async (text: string, values?: unknown[]) => {
-    const client = await connect();
-    try {
-      return await client.query(text, values);
-    } finally {
-      client.release();
-    }
-  };
-  return { connect, query };
-}
-type Pool = ReturnType<typeof poolOf>;
+type Pool = ReturnType<typeof onePool>;
 
 let pglite: PGlite;
 beforeAll(async () => {
@@ -119,7 +90,7 @@ afterAll(async () => {
 /** The database emptied (an empty `public` schema), behind the pool that `new pg.Pool(…)` gives the samples. */
 async function freshPool(): Promise<Pool> {
   await pglite.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
-  const pool = poolOf(pglite);
+  const pool = onePool(pglite);
   standIn(pool);
   return pool;
 }

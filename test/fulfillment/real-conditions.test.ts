@@ -3,19 +3,19 @@
 // backoff, dead, replay), leases renewed while a slow handler runs, attempts and one payment
 // per order, the price check, and a reconcile that stops past `since`.
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PaymentRecord, VerifiedTransaction } from '../../src/index.js';
 import { PaymentsError } from '../../src/index.js';
 import {
   createFulfillment,
   memoryStore,
-  type FulfillmentClient,
   type FulfillmentOptions,
   type FulfilledTransaction,
   type FulfillmentStore,
 } from '../../src/fulfillment.js';
 import { postgresStore } from '../../src/fulfillment-postgres.js';
 import { signWebhook } from '../../src/testing.js';
+import { fakeClient as fakeVerifier } from '../support/fulfillment-client.js';
 
 const SECRET = 'whsec_test_real_conditions';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,19 +24,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tx = (trx_id: string, status: string, extra: Partial<VerifiedTransaction> = {}): VerifiedTransaction =>
   ({ trx_id, status, amount: 25, currency: 'USD', fee: 0, net_amount: 25, ...extra }) as VerifiedTransaction;
 
-function fakeClient(answers: Record<string, VerifiedTransaction>, payments: Iterable<PaymentRecord> = []) {
-  const verify = vi.fn(async (trxId: string) => answers[trxId] ?? tx(trxId, 'pending'));
-  const client: FulfillmentClient = {
-    environment: 'sandbox',
-    payments: {
-      verify,
-      list: async function* () {
-        yield* payments;
-      },
-    },
-  };
-  return { client, verify };
-}
+/** A client whose verify answers from `answers` (pending for any other trx_id). */
+const fakeClient = (answers: Record<string, VerifiedTransaction>, payments: Iterable<PaymentRecord> = []) =>
+  fakeVerifier((trxId) => answers[trxId] ?? tx(trxId, 'pending'), payments);
 
 const event = (trx_id: string, merchant_ref: string, id = `evt_${trx_id}`) => ({
   id,

@@ -5,6 +5,7 @@
 // stores-real.check.ts, run by `npm run test:stores`.
 import { PGlite } from '@electric-sql/pglite';
 import { bundleEntry } from '../support/bundle.js';
+import { onePool } from '../support/pglite-pool.js';
 import type pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { POSTGRES_STORE_SQL, postgresStore, type PostgresQueryable } from '../../src/fulfillment-postgres.js';
@@ -15,44 +16,6 @@ import { runStoreConformance } from './conformance.js';
 let started: Promise<PGlite> | undefined;
 const pglite = () => (started ??= PGlite.create());
 afterAll(async () => void (await (await started)?.close()), 30_000);
-
-/**
- * A pool of PGlite's one connection, handed out in turns as pg's Pool hands out connections:
- * `connect()` → a client with `query` and `release(destroy?)`; `query` checks one out for a
- * statement. Counts what is out, so the cases can check every connection came back.
- */
-function onePool(db: PGlite) {
-  let tail = Promise.resolve();
-  const stats = { out: 0, destroyed: 0, connects: 0 };
-  const connect = async () => {
-    let free!: () => void;
-    const previous = tail;
-    tail = previous.then(() => new Promise<void>((resolve) => (free = resolve)));
-    await previous;
-    stats.connects++;
-    stats.out++;
-    let released = false;
-    return {
-      query: (text: string, values?: unknown[]) => (released ? Promise.reject(new Error('used after release')) : db.query(text, values)),
-      release(destroy?: boolean) {
-        if (released) throw new Error('released twice');
-        released = true;
-        stats.out--;
-        if (destroy) stats.destroyed++;
-        free();
-      },
-    };
-  };
-  const query = async (text: string, values?: unknown[]) => {
-    const client = await connect();
-    try {
-      return await client.query(text, values);
-    } finally {
-      client.release();
-    }
-  };
-  return { connect, query, stats };
-}
 
 runStoreConformance('memory', async () => ({ makeStore: () => memoryStore(), shared: false, close: async () => {} }));
 
