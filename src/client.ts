@@ -20,6 +20,7 @@ import {
 import { ky } from './internal/ky.js';
 import { decodeResponse } from './internal/parse.js';
 import { parseErrorJson, readBody } from './internal/read-body.js';
+import { redactText } from './core/personal-data.js';
 import { redactBody, redactHeaders } from './internal/redact.js';
 import { retryOptions, sendsKey, type RetryMode } from './internal/retry.js';
 import { signatureHeader } from './internal/signing.js';
@@ -57,8 +58,10 @@ export interface RequestSpec<S extends z.ZodMiniType> {
   /** URL fields of `params` that must be https:// in production. */
   httpsInProduction?: readonly string[] | undefined;
   response: S;
-  /** Default: `safe` for GET, `create` for POST. */
-  retry?: RetryMode | undefined;
+  /** Default: `safe` for GET, `create` for POST; a function of the params when they decide it (a push-mode payment). */
+  retry?: RetryMode | ((params: unknown) => RetryMode) | undefined;
+  /** What the server may have done when a call fails without a clear answer, and how to look it up. */
+  acted?: string | ((params: unknown) => string) | undefined;
   /** Words added to the message of an error from this route (how to look a payout up). */
   failureHint?: ((error: PaymentsError) => string | undefined) | undefined;
   /** The spec shows no response body: an empty 2xx is a success (push). */
@@ -294,8 +297,11 @@ export class PaymentsClient {
   ): Promise<SentRequest<z.output<S>>> {
     const o = this.#options;
     const mode = modeOf(spec);
+    const { acted } = spec;
     const call: CallInfo = {
       operation: spec.operation,
+      mode,
+      acted: typeof acted === 'function' ? acted(spec.value) : acted,
       route: `${spec.method} ${spec.path}`,
       origin: this.#baseUrl.origin,
       pathWithQuery: this.#baseUrl.pathname,
@@ -321,7 +327,7 @@ export class PaymentsClient {
       // Only the options this call needs: ky merges every key it is given, on every call.
       const request: Options = {
         timeout: call.timeout,
-        retry: retryOptions(mode, limit),
+        retry: retryOptions(mode, limit, o.maxRetryAfter),
         fetch: (input, init) => this.#fetch(input as Request, init, call),
         // A redirect would carry the credentials and the body to another origin: refuse it.
         redirect: 'manual',
@@ -478,11 +484,17 @@ export class PaymentsClient {
     return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(this.#options.logLevel);
   }
 
+  // Every line redacted (customer phone numbers and e-mail addresses), and a logger that
+  // throws never changes what a call returns.
   #log(level: Exclude<LogLevel, 'off'>, message: string, details?: unknown): void {
-    const { logger } = this.#options;
     if (!this.#logs(level)) return;
-    if (details === undefined) logger[level](`[business-payments] ${message}`);
-    else logger[level](`[business-payments] ${message}`, details);
+    const line = `[business-payments] ${redactText(message)}`;
+    try {
+      if (details === undefined) this.#options.logger[level](line);
+      else this.#options.logger[level](line, details);
+    } catch {
+      // The logger's own failure is not the call's.
+    }
   }
 
   /** What `JSON.stringify(client)` shows: configuration without credentials. */
@@ -564,8 +576,9 @@ function noteFailure(trace: RequestTrace, error: PaymentsError, attempt: number)
   Object.assign(trace, { attempt, errorClass: error.name, status, requestId });
 }
 
-/** The retry mode of a route: its own, else `safe` for GET and `create` for POST. */
-const modeOf = (spec: RequestSpec<z.ZodMiniType>): RetryMode => spec.retry ?? (spec.method === 'GET' ? 'safe' : 'create');
+/** The retry mode of a call: its route's (for its params), else `safe` for GET and `create` for POST. */
+const modeOf = ({ retry, method, value }: RequestSpec<z.ZodMiniType>): RetryMode =>
+  typeof retry === 'function' ? retry(value) : (retry ?? (method === 'GET' ? 'safe' : 'create'));
 
 // Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
 const TEMPLATES = new Map<string, string[]>();

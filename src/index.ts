@@ -28,6 +28,7 @@ export {
   APITimeoutError,
   APIUserAbortError,
   ResponseValidationError,
+  PaginationError,
 } from './core/error.js';
 export { signRequest, type SignRequestInput } from './internal/signing.js';
 export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';

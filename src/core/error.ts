@@ -1,5 +1,5 @@
 import { ConfigurationError, PaymentsError } from './base-error.js';
-import { PHONE_FIELDS } from './phone-fields.js';
+import { redactText } from './personal-data.js';
 
 export { ConfigurationError, PaymentsError };
 
@@ -81,7 +81,10 @@ export class APIError extends PaymentsError {
 
   constructor(init: APIErrorInit) {
     const fields = errorFields(init.body);
-    super((init.message ?? describe(init.status, fields.label, fields.message, fields.errors)) + duplicateHint(init.body, fields));
+    // Server text may echo a customer's phone number or e-mail: never into the message.
+    super(
+      redactText(init.message ?? describe(init.status, fields.label, fields.message, fields.errors)) + duplicateHint(init.body, fields),
+    );
     this.status = init.status;
     this.label = fields.label;
     this.errors = fields.errors;
@@ -243,6 +246,25 @@ export class ResponseValidationError extends PaymentsError {
   }
 }
 
+/**
+ * A list walk (`for await`, `iterPages`, `toArray`) that the server's pages would never let
+ * end: pages that bring nothing new (a server that ignores `offset`), or pages without end
+ * (10,000 of them). The pages read so far were yielded; `offset` is where the walk stopped.
+ */
+export class PaginationError extends PaymentsError {
+  override name = 'PaginationError';
+  /** `not_advancing`: 10 pages in a row brought nothing new; `never_ends`: 10,000 pages and still more. */
+  declare readonly reason: 'not_advancing' | 'never_ends';
+  /** The offset after the last page read. */
+  declare readonly offset: number;
+
+  constructor(reason: 'not_advancing' | 'never_ends', offset: number, message: string) {
+    super(message);
+    this.reason = reason;
+    this.offset = offset;
+  }
+}
+
 /** @internal A field map on one line: `field: message; message, other: message`. */
 export const fieldList = (errors: Record<string, string[]>): string =>
   Object.entries(errors)
@@ -323,12 +345,6 @@ function duplicateHint(body: unknown, fields: { label?: string; message?: string
 // Enough to act on from a log line; all of them are in `.errors`.
 const MAX_FIELDS_NAMED = 3;
 const MAX_FIELD_MESSAGE_CHARS = 200;
-// Same fields as the logger redacts (internal/redact.ts): a server message may echo the
-// number it refused, and the error message is logged. `phone`, `items[0].phone`, `a[phone]`.
-const PHONE_FIELD = new RegExp(`(^|[.[])(${PHONE_FIELDS.join('|')})\\]?$`);
-const PHONE_LIKE = /\+?\d[\d\s().-]*\d/g;
-const PHONE_MIN_DIGITS = 7;
-
 /** `a: first message; b: first message; and 2 more`, on one line; '' for an empty map. */
 function describeFields(errors: Record<string, string[]>): string {
   const entries = Object.entries(errors);
@@ -338,17 +354,13 @@ function describeFields(errors: Record<string, string[]>): string {
   const parts = named.map(([field, messages]) => {
     const name = oneLine(field, MAX_FIELD_MESSAGE_CHARS);
     const first = messages[0] ?? '';
-    const text = oneLine(PHONE_FIELD.test(field) ? redactPhoneNumbers(first) : first, MAX_FIELD_MESSAGE_CHARS);
+    // Redacted before it is shortened, so a cut never leaves part of a number behind.
+    const text = oneLine(redactText(first), MAX_FIELD_MESSAGE_CHARS);
     return text ? `${name}: ${text}` : name;
   });
   const rest = entries.length - named.length;
   if (rest > 0) parts.push(`and ${rest} more`);
   return parts.join('; ');
-}
-
-// Before truncating, so a cut never leaves part of a number behind; `10 - 15 digits` stays.
-function redactPhoneNumbers(text: string): string {
-  return text.replace(PHONE_LIKE, (run) => (run.replace(/\D/g, '').length >= PHONE_MIN_DIGITS ? '[redacted]' : run));
 }
 
 // Server text may hold newlines or be long; a log line should stay one line.

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { APIPromise, type SentRequest, type WithResponse } from './api-promise.js';
-import { InvalidParamsError, PaymentsError } from './error.js';
+import { InvalidParamsError, PaginationError, PaymentsError } from './error.js';
 import { isRecord } from '../internal/envelope.js';
 import { toFlag, toNumber } from '../internal/fields.js';
 
@@ -42,6 +42,11 @@ export const MAX_PAGES = 10_000;
  * pages, a server that ignores offset gives them forever.
  */
 export const MAX_STALE_PAGES = 10;
+/**
+ * Ids a walk remembers to skip rows that shift to a later page: the most recent ones only,
+ * so a server that ignores `limit` (a page of 400,000 new ids, without end) cannot fill memory.
+ */
+export const MAX_SEEN_IDS = 10_000;
 /** Largest `limit` of `toArray({ limit })`: more belongs in a `for await` loop. */
 export const MAX_TO_ARRAY = 10_000;
 
@@ -198,7 +203,7 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
   /**
    * Walks the pages by offset until the server says the list ended. Never loops forever:
    * 10 pages in a row with nothing new, or 10,000 pages in all, end the walk with a
-   * PaymentsError.
+   * PaginationError.
    */
   async *iterPages(): AsyncGenerator<ListPage<T>, void, undefined> {
     const seen = new Set<string>();
@@ -212,8 +217,14 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
       yield page;
       if (!page.hasNextPage()) return;
       if (stale >= MAX_STALE_PAGES || count >= MAX_PAGES) {
-        const why = stale >= MAX_STALE_PAGES ? `${stale} pages in a row brought nothing new` : `it did not end after ${count} pages`;
-        throw new PaymentsError(`The list walk stopped at offset ${page.offset + page.data.length}: ${why}. The server may ignore offset.`);
+        const stuck = stale >= MAX_STALE_PAGES;
+        const why = stuck ? `${stale} pages in a row brought nothing new` : `it did not end after ${count} pages`;
+        const offset = page.offset + page.data.length;
+        throw new PaginationError(
+          stuck ? 'not_advancing' : 'never_ends',
+          offset,
+          `The list walk stopped at offset ${offset}: ${why}. The server may ignore offset or limit.`,
+        );
       }
       previous = page;
       page = await page.getNextPage();
@@ -232,7 +243,7 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
         const id = itemId(item);
         if (id !== undefined) {
           if (seen.has(id)) continue;
-          seen.add(id);
+          remember(seen, id);
         }
         yield item;
       }
@@ -264,13 +275,27 @@ function whatIsNew<T>(page: ListPage<T>, previous: ListPage<T> | undefined, seen
     const id = itemId(item);
     if (id === undefined) idless = true;
     else if (!seen.has(id)) {
-      seen.add(id);
+      remember(seen, id);
       fresh = true;
     }
   }
+  // The same rows as the previous page (compared by id, or whole when they have none): a
+  // server that ignores offset, even when its page is too large for the ids to stay remembered.
+  const same = previous !== undefined && previous.data.length === page.data.length && sameRows(previous.data, page.data, idless);
+  if (same) return 'repeat';
   if (fresh) return 'fresh';
-  if (!idless) return 'seen';
-  return previous !== undefined && JSON.stringify(previous.data) === JSON.stringify(page.data) ? 'repeat' : 'fresh';
+  return idless ? 'fresh' : 'seen';
+}
+
+function sameRows(a: unknown[], b: unknown[], idless: boolean): boolean {
+  if (idless) return JSON.stringify(a) === JSON.stringify(b);
+  return a.every((item, i) => itemId(item) === itemId(b[i]));
+}
+
+// Adds `id` to the walk's ids, forgetting the oldest past MAX_SEEN_IDS (a Set keeps insertion order).
+function remember(seen: Set<string>, id: string): void {
+  seen.add(id);
+  if (seen.size > MAX_SEEN_IDS) seen.delete(seen.values().next().value!);
 }
 
 // An item's identity is its id; an item without one has none (two identical id-less rows

@@ -88,6 +88,14 @@ export interface ClientOptions {
    * bodies (status ≥ 400) are cut at 10 MiB by the transport, whatever this says.
    */
   maxResponseBytes?: number | undefined;
+  /**
+   * Longest wait, in ms, a 429 or 503 may ask for (`Retry-After`, else `RateLimit-Reset`,
+   * `X-RateLimit-Reset`, `X-Rate-Limit-Reset`, `X-RateLimit-Retry-After`) and still be waited
+   * out before a retry. A longer one is not waited: the `RateLimitError` (its `retryAfter`
+   * says what was read) goes back to the caller at once. Default 60 000 (a serverless
+   * function should not sleep for minutes); 0 retries only on a hint of 0 or none.
+   */
+  maxRetryAfter?: number | undefined;
 }
 
 /** Per-call options, the last argument of every method. */
@@ -141,6 +149,7 @@ export interface ResolvedOptions {
   logLevel: LogLevel;
   defaultHeaders: Record<string, string>;
   maxResponseBytes: number;
+  maxRetryAfter: number;
 }
 
 /** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
@@ -211,6 +220,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     logLevel,
     defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
     maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? MAX_RESPONSE_BYTES, 1),
+    maxRetryAfter: checkCount('maxRetryAfter', options.maxRetryAfter ?? 60_000, 0, MAX_TIMEOUT_MS),
   };
 }
 
@@ -244,7 +254,8 @@ function resolveBaseUrl(value: string | undefined, environment: Environment): st
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigurationError(`baseUrl ${JSON.stringify(value)} is not an absolute URL (e.g. https://payments.example.com).`);
+    // Not quoted: a value that does not parse may be a credential pasted into the wrong variable.
+    throw new ConfigurationError('baseUrl is not an absolute URL: give the service root, e.g. https://payments.example.com.');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigurationError(`baseUrl must use https: (got ${url.protocol}).`);

@@ -100,10 +100,8 @@ export function bodyError(
   body: string,
   errors?: Record<string, string[]>,
 ): ResponseValidationError {
-  const acted = context.serverMayHaveActed
-    ? ' The server may have acted on it: retry with the same idempotencyKey, or look it up, before anything else.'
-    : '';
-  return new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.${acted}`, {
+  // What the server may have done, and what to do, is added where the call's route is known (callError).
+  return new ResponseValidationError(`${context.operation}: the server answered ${status} with ${what}.`, {
     body,
     status,
     headers,

@@ -1,7 +1,7 @@
-import { PHONE_FIELDS } from '../core/phone-fields.js';
+import { PHONE_FIELDS, redactText } from '../core/personal-data.js';
 
 // What the logger may print. Signatures and API keys are credentials in all but name, and
-// customer phone numbers are personal data: neither belongs in a log line.
+// customer phone numbers and e-mail addresses are personal data: none belongs in a log line.
 const SECRET_HEADERS = new Set(['x-signature', 'x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
 const PHONE_KEYS = new Set(PHONE_FIELDS);
 
@@ -13,7 +13,9 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
   return out;
 }
 
+/** A request body for a log line: phone fields whole, and any e-mail or number in any other text. */
 export function redactBody(value: unknown): unknown {
+  if (typeof value === 'string') return redactText(value);
   if (Array.isArray(value)) return value.map(redactBody);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};

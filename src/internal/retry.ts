@@ -1,5 +1,5 @@
-// The payment policy on top of ky's retry: which failures may be sent again. ky does the
-// rest (methods, status codes, backoff with jitter, Retry-After with a cap, the waiting).
+// The payment policy on top of ky's retry: which failures may be sent again, and how long to
+// wait. ky does the rest (methods, status codes, backoff with jitter, the waiting).
 import type { RetryOptions, ShouldRetryState } from 'ky';
 import { isHTTPError, isNetworkError, isTimeoutError } from './ky.js';
 import { retryAfterSeconds } from '../core/error.js';
@@ -9,16 +9,17 @@ import { retryAfterSeconds } from '../core/error.js';
  * - `create`: carries one Idempotency-Key for all attempts, so a retry cannot charge twice.
  * - `push`: not idempotent (it rings the customer's phone); retried only when the server
  *   provably never saw it (connection refused, DNS failure) or answered 429.
- * - `payout`: money moving out. Carries an Idempotency-Key like `create`, but is retried
- *   only as `push` is: a server that keeps only 2xx answers per key would pay out again.
+ * - `once`: money moving out or a phone ringing, with an Idempotency-Key (payouts, a
+ *   subscription, a push-mode payment). Retried only as `push` is: a server that keeps only
+ *   2xx answers per key would act again.
  */
-export type RetryMode = 'safe' | 'create' | 'push' | 'payout';
+export type RetryMode = 'safe' | 'create' | 'push' | 'once';
 
 /** Whether calls of `mode` carry an Idempotency-Key. */
-export const sendsKey = (mode: RetryMode): boolean => mode === 'create' || mode === 'payout';
+export const sendsKey = (mode: RetryMode): boolean => mode === 'create' || mode === 'once';
 
-// Modes whose retries are limited to requests that provably never reached the server, or 429.
-const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'payout';
+/** Modes whose retries are limited to requests that provably never reached the server, or 429. */
+export const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'once';
 
 /** Statuses worth another attempt. Never a 3xx: redirects are refused, not retried. */
 export const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
@@ -28,58 +29,57 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'Con
 // Codes of a connection that failed on the way (the server may or may not have seen it).
 const CONNECTION_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+|Connection[A-Za-z]*)$/;
 
-// Statuses whose Retry-After ky honours (its default afterStatusCodes; 413 is never retried here).
+// Statuses whose wait hint (Retry-After, RateLimit-Reset…) is honoured; 413 is never retried here.
 const AFTER_STATUS = [429, 503];
 
 export const INITIAL_DELAY_MS = 500;
 export const MAX_DELAY_MS = 8_000;
-/** A Retry-After longer than this is not waited out: the error goes back to the caller. */
+/** Default of the `maxRetryAfter` option: a longer wait hint is not waited out, the error goes back to the caller. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-const cache = new Map<string, RetryOptions>();
-
-/** ky's retry options for one kind of call, built once per mode and limit and shared (calls are hot). */
-export function retryOptions(mode: RetryMode, limit: number): RetryOptions {
-  const key = `${mode} ${limit}`;
-  let options = cache.get(key);
-  if (!options) {
-    if (cache.size > 64) cache.clear();
-    cache.set(key, (options = build(mode, limit)));
-  }
-  return options;
-}
-
-// Only keys that differ from ky's defaults: ky normalises this object several times a call.
-function build(mode: RetryMode, limit: number): RetryOptions {
+/**
+ * ky's retry options for one call. The wait hint is read once, by the SDK
+ * (`retryAfterSeconds`, the reading RateLimitError reports), never by ky: `afterStatusCodes`
+ * is empty and the hint reaches ky as this call's next delay.
+ */
+export function retryOptions(mode: RetryMode, limit: number, maxRetryAfter = MAX_RETRY_AFTER_MS): RetryOptions {
+  let hint: number | undefined;
   const options: RetryOptions = {
     limit,
     methods: ['get', 'post'],
     statusCodes: RETRYABLE_STATUS,
-    maxRetryAfter: MAX_RETRY_AFTER_MS,
-    // Capped before the jitter, so waits at the cap still spread out.
-    delay: (attempt) => Math.min(INITIAL_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS),
+    afterStatusCodes: [],
+    // The server's hint as it said; else capped before the jitter, so waits at the cap still spread out.
+    delay: (attempt) => hint ?? Math.min(INITIAL_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS),
     // Up to a quarter off, so a burst of clients does not retry in lockstep.
-    jitter: (delay) => delay * (1 - 0.25 * Math.random()),
-    shouldRetry: (state) => shouldRetry(mode, state),
+    jitter: (delay) => (hint === undefined ? delay * (1 - 0.25 * Math.random()) : delay),
+    shouldRetry: (state) => {
+      const after = waitHint(state.error);
+      hint = after === undefined ? undefined : after * 1000;
+      // A wait longer than the cap goes back to the caller as the error (a serverless
+      // function cannot sleep for minutes).
+      return hint !== undefined && hint > maxRetryAfter ? false : shouldRetry(mode, state);
+    },
   };
   if (!once(mode)) options.retryOnTimeout = true;
   return options;
 }
 
+// The seconds a 429 or 503 asked to wait, when it said.
+const waitHint = (error: Error): number | undefined =>
+  isHTTPError(error) && AFTER_STATUS.includes(error.response.status) ? retryAfterSeconds(error.response.headers) : undefined;
+
 /**
- * The whole payment policy. `undefined` hands the decision to ky's defaults (status list,
- * Retry-After), `false` vetoes a retry, `true` retries with plain backoff.
+ * The whole payment policy. `undefined` hands the decision to ky's defaults (its status
+ * list, then the delay above), `false` vetoes a retry, `true` retries with that delay.
  */
 export function shouldRetry(mode: RetryMode, { error }: ShouldRetryState): boolean | undefined {
   if (isHTTPError(error)) {
-    const { status, headers } = error.response;
+    const { status } = error.response;
     if (once(mode) && status !== 429) return false;
     // A 429 that names an unsettled payout is an outcome, not a refusal.
-    if (mode === 'payout' && unsettledIn(error.data)) return false;
-    // A wait longer than the cap goes back to the caller as the error (ky would cut it to
-    // maxRetryAfter and retry; a serverless function cannot sleep for minutes).
-    const after = AFTER_STATUS.includes(status) ? retryAfterSeconds(headers) : undefined;
-    return after !== undefined && after * 1000 > MAX_RETRY_AFTER_MS ? false : undefined;
+    if (mode === 'once' && unsettledIn(error.data)) return false;
+    return undefined;
   }
   if (isTimeoutError(error)) return !once(mode);
   if (once(mode)) return neverReachedServer(error);

@@ -1,16 +1,30 @@
 // The one place where whatever a call ran into (ky's errors, a fetch rejection, an HTTP
 // status) becomes an SDK error, stamped with what reconciliation needs.
 import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
-import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PaymentsError, RouteNotSupportedError } from '../core/error.js';
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  PaymentsError,
+  ResponseValidationError,
+  RouteNotSupportedError,
+} from '../core/error.js';
+import { redactText } from '../core/personal-data.js';
 import { isRecord } from './envelope.js';
 import { parseErrorJson } from './read-body.js';
 import type { FetchOptions } from './options.js';
+import { neverReachedServer, type RetryMode } from './retry.js';
 import type { RequestTrace } from './trace.js';
 
 /** What the error mapping needs to know of one call. */
 export interface CallInfo {
   /** `resource.method`, for messages. */
   operation: string;
+  /** The call's retry mode: whether it changes state, and whether it was sent again. */
+  mode?: RetryMode | undefined;
+  /** What the server may have done when the call fails without a clear answer (the route's words). */
+  acted?: string | undefined;
   /** Method and route template, e.g. `POST /api/v1/payments` (named when the server lacks it). */
   route?: string;
   /** Origin of `baseUrl`, the only one a request may reach (named in errors). */
@@ -46,9 +60,35 @@ export function callError(cause: unknown, call: CallInfo, reading = false): Paym
   const info: { attempts: number; idempotencyKey?: string } = { attempts: call.attempts };
   if (call.idempotencyKey !== undefined) info.idempotencyKey = call.idempotencyKey;
   Object.assign(error, info);
-  const hint = call.hint?.(error);
+  // Server text (a message, a content type, a Location) may echo customer data.
+  error.message = redactText(error.message);
+  const hint = call.hint ? call.hint(error) : actedNote(error, call);
   if (hint && !error.message.endsWith(hint)) error.message += ` ${hint}`;
   return error;
+}
+
+/**
+ * What a failed call that changes something says about the server's side: when the failure
+ * leaves it open (no answer, a broken or unreadable one, a 5xx, a redirect), what may have
+ * happened, how to look it up, and whether retrying with the key is safe.
+ */
+function actedNote(error: PaymentsError, call: CallInfo): string | undefined {
+  const { mode = 'safe', acted } = call;
+  if (acted === undefined || !mayHaveActed(error, call)) return undefined;
+  const again =
+    mode === 'create'
+      ? `Retry with the same idempotencyKey (${call.idempotencyKey}): the service replays the first result instead of acting twice.`
+      : 'The SDK did not send it again.';
+  return `The server may have acted on it: ${acted}. ${again}`;
+}
+
+function mayHaveActed(error: PaymentsError, call: CallInfo): boolean {
+  if (call.attempts === 0) return false;
+  // A redirect, 408 or 5xx leaves it open; a 4xx, or a 200 that says it failed, is a refusal.
+  if (error instanceof APIError) return (error.status >= 300 && error.status < 400) || error.status === 408 || error.status >= 500;
+  // A connection that failed after the request left (reset, timeout), not one never made.
+  if (error instanceof APIConnectionError) return !neverReachedServer(error.cause);
+  return error instanceof ResponseValidationError || error instanceof APIUserAbortError;
 }
 
 function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): PaymentsError {
@@ -73,7 +113,12 @@ function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): Paym
       { cause: reason },
     );
   }
-  const what = reading ? 'the connection broke while reading the response body' : `could not reach ${call.origin}`;
+  // "Could not reach" only when no byte left: a reset after sending is not that.
+  const what = reading
+    ? 'the connection broke while reading the response body'
+    : neverReachedServer(reason)
+      ? `could not reach ${call.origin}`
+      : `the connection to ${call.origin} failed before an answer came`;
   return new APIConnectionError(`${operation}: ${what} (${describeCause(reason)}).`, { cause: reason });
 }
 

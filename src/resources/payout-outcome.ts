@@ -54,8 +54,9 @@ export function readPayout(value: unknown): Payout {
 export function payoutFailureHint(error: PaymentsError): string | undefined {
   if (error instanceof InvalidParamsError) return undefined;
   const outcome = error instanceof APIError ? outcomeOf(error.body) : undefined;
-  // A 200 that says "failed" and a 3xx/4xx (but 408) are refusals: no money moved.
-  const refused = error instanceof APIError && error.status < 500 && error.status !== 408;
+  // A 200 that says "failed" and a 4xx (but 408) are refusals: no money moved. A redirect is
+  // not (a 303 is how a server answers a POST it carried out).
+  const refused = error instanceof APIError && error.status < 500 && error.status !== 408 && !(error.status >= 300 && error.status < 400);
   if (refused && outcome !== 'INPROGRESS' && outcome !== 'AMBIGUOUS') return undefined;
   const what = outcome === 'INPROGRESS' || outcome === 'AMBIGUOUS' ? `Its outcome is ${outcome}` : 'It may have been made';
   return (

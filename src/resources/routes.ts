@@ -31,8 +31,10 @@ export interface ClientRoute {
   result: z.ZodMiniType;
   /** A list route, with the names a server may keep its items under besides `data`. */
   list?: readonly string[];
-  /** Default: `safe` for GET, `create` for POST. */
-  retry?: RetryMode;
+  /** Default: `safe` for GET, `create` for POST; a function of the params when they decide it. */
+  retry?: RetryMode | ((params: unknown) => RetryMode);
+  /** What the server may have done when a call fails without a clear answer, and how to look it up. */
+  acted?: string | ((params: unknown) => string);
   /** Parts the spec does not show: the SDK reads them defensively, doctor reports differences as advice. */
   provisional?: readonly ('params' | 'result')[];
   /** URL fields of `params` that must be https:// in production. */
@@ -44,6 +46,9 @@ export interface ClientRoute {
 }
 
 const RESULT = ['result'] as const;
+const RANG = " and the customer's phone may have rung";
+// A push-mode payment rings the phone as it is created: sent once, like a push.
+const isPush = (params: unknown) => (params as { payment_mode?: unknown } | undefined)?.payment_mode === 'push';
 // URL fields that carry payment data to the merchant: HTTPS only in production.
 const URL_FIELDS = ['ipn_url', 'webhook_url'];
 
@@ -55,6 +60,11 @@ export const CLIENT_ROUTES = {
     params: payments.PaymentCreateParams,
     result: payments.PaymentCreateResponse,
     httpsInProduction: URL_FIELDS,
+    retry: (params) => (isPush(params) ? 'once' : 'create'),
+    acted: (params) =>
+      isPush(params)
+        ? `a payment may have been created${RANG}: find it with client.payments.list({ merchant_ref }) before creating it again`
+        : 'a payment may have been created',
   },
   'payments.list': {
     method: 'GET',
@@ -78,6 +88,7 @@ export const CLIENT_ROUTES = {
     params: payments.PaymentPushParams,
     result: payments.PaymentPushResult,
     retry: 'push',
+    acted: "the customer's phone may have rung: check the payment with client.payments.retrieve(trx_id) before pushing again",
     emptyBodyOk: true,
     provisional: RESULT,
   },
@@ -88,6 +99,7 @@ export const CLIENT_ROUTES = {
     params: payments.PaymentInitiateParams,
     result: payments.PaymentSession,
     httpsInProduction: URL_FIELDS,
+    acted: 'a payment session may have been created',
   },
   'balance.retrieve': { method: 'GET', path: '/api/v1/balance', result: BalanceResult, provisional: RESULT },
   'siteInfo.retrieve': { method: 'GET', path: '/api/v1/site-info', result: SiteInfo },
@@ -103,7 +115,7 @@ export const CLIENT_ROUTES = {
     path: '/api/v1/payouts',
     params: payouts.PayoutCreateParams,
     result: payouts.Payout,
-    retry: 'payout',
+    retry: 'once',
     failureHint: payoutFailureHint,
     provisional: RESULT,
   },
@@ -121,6 +133,7 @@ export const CLIENT_ROUTES = {
     path: '/api/v1/billing/plans',
     params: PlanCreateParams,
     result: Plan,
+    acted: 'a plan may have been created',
     provisional: ['params', 'result'],
   },
   'billing.subscriptions.create': {
@@ -128,6 +141,8 @@ export const CLIENT_ROUTES = {
     path: '/api/v1/billing/subscriptions',
     params: SubscriptionCreateParams,
     result: Subscription,
+    retry: 'once',
+    acted: `a subscription may have been created${RANG}: wait for its subscription.created webhook before creating it again`,
     httpsInProduction: ['webhook_url'],
     provisional: RESULT,
   },

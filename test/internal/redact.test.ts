@@ -242,7 +242,8 @@ describe('thrown errors', () => {
 describe('logging', () => {
   /** A busy session: a retried create with a phone, a push, a payout, a subscription, a failure. */
   async function busySession(client: PaymentsClient) {
-    api.sequence('post', '/api/v1/payments', [{ status: 503, headers: { 'Retry-After': '1' } }, { body: createBody }]);
+    // A 429: a push-mode create is retried after one (never after a 503: the phone may have rung).
+    api.sequence('post', '/api/v1/payments', [{ status: 429, headers: { 'Retry-After': '1' } }, { body: createBody }]);
     api.on('post', '/api/v1/payments/:id/push', { body: { trx_id: 'TRX123456', status: 'pending' } });
     api.on('post', '/api/v1/payouts', { body: { id: '123e4567-e89b-12d3-a456-426614174000', amount: 100, status: 'INPROGRESS' } });
     api.on('post', '/api/v1/billing/subscriptions', { body: { id: 'sub_1', plan_code: 'gold', status: 'pending' } });

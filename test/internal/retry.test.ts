@@ -302,7 +302,11 @@ describe('create calls: one Idempotency-Key per call, fresh signature per attemp
       // Let time pass on the server side so each attempt needs a new X-Timestamp (the
       // backoff alone may stay inside one second). Pending timers keep their delays.
       vi.setSystemTime(Date.now() + 5_000);
-      return ++n < 3 ? { status: 503, body: { error: 'Service Unavailable' } } : { body: body as never };
+      // A subscription rings a phone: retried only after a 429 (a 503 may have rung it).
+      const refused = path.includes('subscriptions')
+        ? { status: 429, body: { error: 'Too Many Requests' } }
+        : { status: 503, body: { error: 'Service Unavailable' } };
+      return ++n < 3 ? refused : { body: body as never };
     });
     await settle(call(client()));
 
@@ -797,14 +801,15 @@ describe('a 3xx is refused: never followed, never retried', () => {
   });
 });
 
-describe('the retry policy cache', () => {
-  test('each route kind and retry limit has its own policy; the same pair shares one', async () => {
+describe('the retry policy of a call', () => {
+  test("each call has its own policy object (it carries that call's wait hint); a once-mode or push never retries a timeout", async () => {
     const { retryOptions } = await import('../../src/internal/retry.js');
-    expect(retryOptions('create', 2)).toBe(retryOptions('create', 2));
-    expect(retryOptions('create', 2)).not.toBe(retryOptions('create', 3));
-    expect(retryOptions('payout', 2)).not.toBe(retryOptions('create', 2));
+    expect(retryOptions('create', 2)).not.toBe(retryOptions('create', 2));
+    expect(retryOptions('create', 2).limit).toBe(2);
+    // ky never reads a wait hint itself: the SDK's one reading reaches it as the delay.
+    expect(retryOptions('create', 2).afterStatusCodes).toEqual([]);
     // A payout or a push never retries a timeout (it may have been acted on); a create does.
-    expect([retryOptions('create', 2), retryOptions('payout', 2), retryOptions('push', 2)].map((o) => o.retryOnTimeout)).toEqual([
+    expect([retryOptions('create', 2), retryOptions('once', 2), retryOptions('push', 2)].map((o) => o.retryOnTimeout)).toEqual([
       true,
       undefined,
       undefined,

@@ -1,0 +1,27 @@
+// Customer data the SDK keeps out of log lines and error messages: phone numbers and e-mail
+// addresses, wherever they are (a field the SDK sends, or free text a server echoes back).
+// One rule, used by the logger (internal/redact.ts) and by every message built from a
+// server's text (core/error.ts, internal/to-error.ts).
+
+/** @internal The fields that hold a customer's phone number: redacted whole in log lines. */
+export const PHONE_FIELDS: readonly string[] = ['customer_phone', 'destination', 'phone'];
+
+// A run of digits with single spaces, hyphens or brackets between them (`+255 712 345 678`,
+// `(0712) 345-678`, `255712345678`), not inside a word or an id (`TRX-2026112512`, a UUID).
+const NUMBER_RUN = /(?<![\w.+-])\+?\(?\d(?:[ ()-]{0,2}\d)+(?![\w-])/g;
+// Any local part RFC 5322 allows unquoted (`!#$%&'*+/=?^_\`{|}~.-`), at a dotted domain.
+const EMAIL = /[\w!#$%&'*+/=?^`{|}~.-]+@[\w-]+(?:\.[\w-]+)+/g;
+// What a run can be besides a phone number: a date (`2026-11-25 12`) or Unix time in s or ms.
+const NOT_A_PHONE = /^(?:\d{4}-\d\d-\d\d|1\d{9}(?:\d{3})?$)/;
+
+/**
+ * `text` with every e-mail address and phone number replaced by `[redacted]`. A phone number
+ * is a run of at least 9 digits (7 after a `+`); dates, Unix times, amounts (`25000.00`) and
+ * ids stay as they are.
+ */
+export function redactText(text: string): string {
+  return text.replace(EMAIL, '[redacted]').replace(NUMBER_RUN, (run) => {
+    const digits = run.replace(/\D/g, '').length;
+    return digits < (run.startsWith('+') ? 7 : 9) || NOT_A_PHONE.test(run) ? run : '[redacted]';
+  });
+}

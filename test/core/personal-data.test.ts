@@ -1,0 +1,75 @@
+// The one redaction rule (redactText): e-mail addresses and phone numbers in the shapes servers
+// echo them, anywhere in free text; what is not customer data (dates, Unix times, amounts,
+// ids) stays readable.
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { redactText } from '../../src/core/personal-data.js';
+import { redactBody } from '../../src/internal/redact.js';
+
+// Tanzanian mobile numbers (the service's market) in the shapes a server echoes them.
+const subscriber = fc.stringMatching(/^[67]\d{8}$/);
+const phone = fc.tuple(subscriber, fc.integer({ min: 0, max: 4 })).map(([n, shape]) => {
+  const [a, b, c] = [n.slice(0, 3), n.slice(3, 6), n.slice(6)];
+  return [`+255 ${a} ${b} ${c}`, `255${n}`, `0${n}`, `+255${n}`, `(0${a}) ${b}-${c}`][shape]!;
+});
+const email = fc.emailAddress();
+// Free text around them: words without digits or @, as a message would have.
+const words = fc.array(fc.stringMatching(/^[A-Za-z,;:!?']{1,12}$/), { maxLength: 6 }).map((w) => w.join(' '));
+
+describe('redactText', () => {
+  test('the shapes of the review', () => {
+    expect(redactText('Call +255 712 345 678 now')).toBe('Call [redacted] now');
+    expect(redactText('msisdn=255712345678.')).toBe('msisdn=[redacted].');
+    expect(redactText('Contact jane@example.com, please')).toBe('Contact [redacted], please');
+  });
+
+  test('a phone number in any shape, anywhere in free text, never survives', () => {
+    fc.assert(
+      fc.property(words, phone, words, (before, number, after) => {
+        const out = redactText(`${before} ${number} ${after}`);
+        expect(out).toContain('[redacted]');
+        // No run of the subscriber digits is left (not even a part past the cut).
+        expect(out.replace(/\D/g, '')).not.toMatch(/\d{7}/);
+      }),
+    );
+  });
+
+  test('an e-mail address anywhere in free text never survives', () => {
+    fc.assert(
+      fc.property(words, email, words, (before, address, after) => {
+        const out = redactText(`${before} <${address}> ${after}`);
+        expect(out).not.toContain(address);
+        expect(out).not.toContain('@');
+      }),
+    );
+  });
+
+  test('text without customer data is left exactly as it was', () => {
+    const plain = fc.oneof(
+      words,
+      fc.date({ min: new Date(2000, 0, 1), max: new Date(2099, 0, 1), noInvalidDate: true }).map((d) => `at ${d.toISOString()}`),
+      fc
+        .date({ min: new Date(2001, 9, 1), max: new Date(2033, 0, 1), noInvalidDate: true })
+        .map((d) => `timestamp ${Math.floor(d.getTime() / 1000)}`),
+      fc.integer({ min: 0, max: 99_999_999 }).map((n) => `amount ${n}.00 TZS`),
+      fc.uuid().map((id) => `Idempotency-Key ${id}`),
+      fc.stringMatching(/^TRX-\d{6,14}$/).map((id) => `payment ${id} not found`),
+      fc.constant('must be 10 - 15 digits'),
+    );
+    fc.assert(
+      fc.property(plain, (text) => {
+        expect(redactText(text)).toBe(text);
+      }),
+    );
+  });
+
+  test('a log body: phone fields whole, and an e-mail or number in any other field', () => {
+    const body = { customer_phone: '0712', customer_email: 'a@b.co', description: 'for 255712345678', items: [{ phone: 'x' }] };
+    expect(redactBody(body)).toEqual({
+      customer_phone: '[redacted]',
+      customer_email: '[redacted]',
+      description: 'for [redacted]',
+      items: [{ phone: '[redacted]' }],
+    });
+  });
+});
