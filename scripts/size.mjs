@@ -20,7 +20,10 @@ const CEILING = {
   // budget: 6,143 B before, 8,175 B with it, 7,880 B after trimming the kit (−343 B) and the
   // verifier (−119 B). Held at the measured figure (rounded up to 64 B) so that it cannot grow
   // while the way back under is decided (see the CHANGELOG).
-  fulfillment: 7_936,
+  // Raised 7,936 → 8,384 B for the hardening of its webhook route: the headers checked before
+  // the body, the body read bounded (a Fetch stream, a Node request, a content-length; 413), the
+  // polling budget for its verifies, and a 500 that keeps a handler's words in the log (8,352 B).
+  fulfillment: 8_384,
 };
 let failed = false;
 const notes = [];

@@ -4,7 +4,15 @@
 import type { BeforeRetryState, Options, ResponsePromise } from 'ky';
 import type * as z from 'zod/mini';
 import { APIPromise, type SentRequest } from './core/api-promise.js';
-import { APIError, ConfigurationError, InternalServerError, PaymentsError, requestIdOf, RouteNotSupportedError } from './core/error.js';
+import {
+  APIError,
+  ConfigurationError,
+  InternalServerError,
+  PaymentsError,
+  requestIdOf,
+  retryAfterSeconds,
+  RouteNotSupportedError,
+} from './core/error.js';
 import { listBody, PagePromise, toPage, type Cursor, type ListBody, type ListPage } from './core/pagination.js';
 import { callError, EARLIER_GENERATION_OPERATIONS, type CallInfo } from './internal/to-error.js';
 import {
@@ -18,6 +26,7 @@ import {
   type ResolvedOptions,
 } from './internal/options.js';
 import { ky } from './internal/ky.js';
+import { pace, PACE, type Paced } from './internal/pace.js';
 import { decodeResponse } from './internal/parse.js';
 import { parseErrorJson, readBody } from './internal/read-body.js';
 import { redactText } from './core/personal-data.js';
@@ -127,6 +136,8 @@ export class PaymentsClient {
     this.siteInfo = new SiteInfoResource(this);
     this.payouts = new Payouts(this);
     this.billing = new Billing(this);
+    // What the SDK sends on its own waits on it (the fulfilment kit finds it by the symbol).
+    (this as unknown as Paced)[PACE] = pace(this.#options.pollingBudget);
   }
 
   /** The environment every request is sent to (`X-Environment`). */
@@ -143,7 +154,9 @@ export class PaymentsClient {
    * A new client with the same configuration and credentials, and `options` changed (for a
    * part of your code that needs another timeout, retry count, logger or fetchOptions).
    * Options set to `undefined` keep this client's value. The new client is checked as a new
-   * one is: switching `environment` without that environment's credentials throws.
+   * one is: switching `environment` without that environment's credentials throws. It shares
+   * this client's count of requests for the polling budget (`pollingBudget`), unless given a
+   * `pollingBudget` of its own.
    *
    * @example
    * ```ts
@@ -153,7 +166,10 @@ export class PaymentsClient {
   withOptions(options: ClientOptions): PaymentsClient {
     const changed: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(options)) if (value !== undefined) changed[name] = value;
-    return new PaymentsClient({ ...this.#options, dangerouslyAllowBrowser: this.#allowBrowser, ...changed });
+    const client = new PaymentsClient({ ...this.#options, dangerouslyAllowBrowser: this.#allowBrowser, ...changed });
+    // One count of what the clients send (the server limits per merchant), unless given a budget of its own.
+    if (!changed.pollingBudget) (client as unknown as Paced)[PACE] = (this as unknown as Paced)[PACE];
+    return client;
   }
 
   /**
@@ -438,7 +454,10 @@ export class PaymentsClient {
     const fetchImpl = this.#options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function') throw new ConfigurationError('No fetch is available in this runtime: pass options.fetch.');
     // An already aborted signal: fetch rejects without sending, so it is not an attempt.
-    if (!input.signal?.aborted) call.attempts++;
+    if (!input.signal?.aborted) {
+      call.attempts++;
+      (this as unknown as Paced)[PACE].sent();
+    }
     if (call.trace) call.trace.attempt = call.attempts;
     const started = Date.now();
     // The caller's fetchOptions (a proxy dispatcher…), the call's over the client's.
@@ -446,6 +465,8 @@ export class PaymentsClient {
     if (fetchOptions ?? call.fetchOptions) init = { ...init, ...fetchOptions, ...call.fetchOptions } as RequestInit;
     // async: a fetch that throws synchronously becomes a rejection, so ky clears its timer.
     const response = await fetchImpl(input, init);
+    // A 429 (the merchant's call or the SDK's own) pauses what the SDK sends on its own.
+    if (response.status === 429) (this as unknown as Paced)[PACE].limited(retryAfterSeconds(response.headers));
     if (this.#logs('info')) {
       this.#log('info', `${input.method} ${call.pathWithQuery} → ${response.status} in ${Date.now() - started} ms`);
     }

@@ -23,6 +23,7 @@ export {
   type SettleResult,
   type WebhookAnswer,
 } from './fulfillment/create.js';
+export type { NodeWebhookRequest } from './fulfillment/body.js';
 export {
   memoryStore,
   type ClaimResult,

@@ -3,7 +3,9 @@
 //
 // Only web APIs: the verifier uses WebCrypto where node:crypto is not available (and imports
 // the CryptoKey once per secret per isolate), the client uses fetch. The body is read from the
-// Request as is: nothing here parses it before verification.
+// Request as is: nothing here parses it before verification. The kit checks the signature and
+// timestamp headers before it reads the body (401 without them, or stale), and reads at most
+// maxBodyBytes (1 MiB by default) of its stream: a longer body is 413, the stream cancelled.
 //
 // Cloudflare: the credentials and the secret are bindings (`wrangler secret put
 // BUSINESS_PAYMENTS_WEBHOOK_SECRET`, and the same for _MERCHANT_KEY, _API_KEY, _API_SECRET;
@@ -105,9 +107,9 @@ export function createWorker({ orders, store = memoryStore(), client }: WorkerOp
         },
         waitUntil: ctx ? (promise) => ctx.waitUntil(promise) : undefined,
       });
-      // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered
-      // again). A secret unset or padded makes createFulfillment above throw ConfigurationError:
-      // a 500, the service retries.
+      // 200 done, 401 unsigned or bad signature, 409 in flight elsewhere, 413 over 1 MiB, 500 a
+      // handler threw (delivered again). A secret unset or padded makes createFulfillment above
+      // throw ConfigurationError: a 500, the service retries.
       return fulfillment.handleWebhook(request);
     },
   };

@@ -1,11 +1,16 @@
 // Express 5: a shop's webhook route and return page over the fulfillment kit, so that each
 // paid order is fulfilled exactly once.
 //
-// Raw body: the signature covers the body byte for byte, so the webhook route gets
-// express.raw() (req.body is then a Buffer) and is registered BEFORE any global
-// express.json(). A global app.use(express.json()) placed first would parse the body into an
-// object; the bytes are gone, and re-serialising never reproduces them exactly (key order,
-// spacing, escapes), so verification fails with reason `invalid_payload`.
+// Raw body: the signature covers the body byte for byte, so the webhook route hands the kit
+// the request itself, its body unread (`fulfillment.handleWebhook(req)`), and is registered
+// BEFORE any global express.json(). A global app.use(express.json()) placed first would parse
+// the body into an object; the bytes are gone, and re-serialising never reproduces them
+// exactly (key order, spacing, escapes), so verification fails with reason `invalid_payload`.
+//
+// Bounded: the kit checks the signature and timestamp headers before it reads a byte of the
+// body (401 without them, or stale), and reads at most maxBodyBytes (1 MiB by default): a
+// longer body is 413, not read further. Send the kit's answer as it is: Node stops reading
+// that connection, writes the answer, and closes the connection once it is idle.
 //
 // Once: deliveries come at least once (the same event can arrive twice), and the customer's
 // return page races the webhook. createFulfillment verifies every report with the service
@@ -141,10 +146,11 @@ export function createApp(options: ShopOptions): express.Express {
   const fulfillment = options.fulfillment ?? createShopFulfillment(options);
   const app = express();
 
-  // The webhook: req.body is the Buffer express.raw() collected; the headers are Node's. The
-  // answer: 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw.
-  app.post('/webhooks/payments', express.raw({ type: 'application/json' }), async (req, res) => {
-    const { status, body } = await fulfillment.handleWebhook({ payload: req.body as Buffer, headers: req.headers });
+  // The webhook: the kit reads the request's body itself (headers first, at most 1 MiB). The
+  // answer: 200 done, 401 unsigned or bad signature, 409 in flight elsewhere, 413 too large,
+  // 500 a handler threw.
+  app.post('/webhooks/payments', async (req, res) => {
+    const { status, body } = await fulfillment.handleWebhook(req);
     res.status(status).type('application/json').send(body);
   });
 

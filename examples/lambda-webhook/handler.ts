@@ -6,6 +6,10 @@
 // that were signed before handing it to the kit. Never JSON.parse it first. Header names
 // arrive lower-cased, which the verifier accepts.
 //
+// Bounded: the event holds the whole body already (Lambda takes at most 6 MB); the kit checks
+// the signature and timestamp headers first (401 without them, or stale), then refuses a body
+// over maxBodyBytes (1 MiB by default) with 413, unverified.
+//
 // Store: Lambda runs many instances at once, each with its own memory, so the default
 // memoryStore() sees only the deliveries its own instance got. Deploy with a shared one:
 //   store: postgresStore(pool),   // from 'business-payments/fulfillment/postgres' (RDS, Aurora, Neon)

@@ -1,9 +1,17 @@
 // Webhook endpoint on plain node:http, no framework, over the fulfillment kit: each paid
 // order is fulfilled exactly once, however often its webhook is delivered.
 //
-// Raw body: the signature covers the body byte for byte, so collect the chunks as Buffers
-// and hand the concatenation to the kit. Do not decode each chunk to a string on its own (a
-// UTF-8 character split across two chunks would be mangled) and do not JSON.parse first.
+// Raw body: the signature covers the body byte for byte, so hand the kit the request itself,
+// its body unread (`fulfillment.handleWebhook(req)`): it reads the bytes as they came. Do not
+// read it first (decoding each chunk to a string on its own mangles a UTF-8 character split
+// across two chunks; JSON.parse loses the bytes).
+//
+// Bounded: the kit checks the signature and timestamp headers before it reads a byte of the
+// body (401 without them, or stale: a flood of unsigned posts costs no memory), and reads at
+// most maxBodyBytes (1 MiB by default): a longer body is 413, not read further. Send the
+// kit's answer as it is: Node stops reading that connection, writes the answer, and closes the
+// connection once it is idle (do not destroy the socket or close the connection under the
+// upload: the client could see a reset instead of the answer).
 //
 // Attempts: each payment made for an order has a ref_trx and an Idempotency-Key of its own
 // (`order-…~a1`, `~a2`…, from fulfillment.newAttempt): a failed, cancelled or expired payment
@@ -57,7 +65,6 @@ export interface WebhookHandlerOptions {
 }
 
 const PATH = '/webhooks/payments';
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createShopFulfillment({ environment, secret, client, orders, store }: WebhookHandlerOptions): Fulfillment {
   return createFulfillment({
@@ -99,21 +106,6 @@ async function orderOf(orders: Orders, tx: FulfilledTransaction): Promise<Order>
   return order;
 }
 
-// Collects the body as bytes; undefined when it is larger than MAX_BODY_BYTES (the rest is
-// read and dropped, so the connection stays usable for the 413).
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size <= MAX_BODY_BYTES ? Buffer.concat(chunks) : undefined));
-    req.on('error', reject);
-  });
-}
-
 function send(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 }
@@ -127,10 +119,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions) {
       res.setHeader('allow', 'POST');
       return send(res, 405, '{"error":"method_not_allowed"}');
     }
-    const payload = await readBody(req);
-    if (payload === undefined) return send(res, 413, '{"error":"payload_too_large"}');
-    // 200 done, 401 bad signature, 409 in flight elsewhere, 500 a handler threw (delivered again).
-    const { status, body } = await fulfillment.handleWebhook({ payload, headers: req.headers });
+    // 200 done, 401 unsigned or bad signature, 409 in flight elsewhere, 413 over 1 MiB, 500 a
+    // handler threw (delivered again).
+    const { status, body } = await fulfillment.handleWebhook(req);
     send(res, status, body);
   }
 

@@ -369,17 +369,16 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-// RFC 9110's three HTTP-date forms; anything else (negative, a list, garbage) is no hint.
-const HTTP_DATE = [
-  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
-  /^[A-Z][a-z]+day, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
-  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
-];
+// RFC 9110's three HTTP-date forms (IMF-fixdate, RFC 850, asctime); anything else (negative,
+// a list, garbage) is no hint.
+const HTTP_DATE =
+  /^[A-Z][a-z]{2,8}, \d\d[ -][A-Z][a-z]{2}[ -]\d{2,4} \d\d:\d\d:\d\d GMT$|^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}$/;
 // Rate-limit reset headers may carry an epoch time instead of seconds to wait (as ky reads them).
 const EPOCH_THRESHOLD_S = Date.UTC(2024, 0, 1) / 1000;
 
 /**
- * Seconds the server asked to wait, read as ky reads it (ky does the waiting): `Retry-After`
+ * Seconds the server asked to wait: the SDK's one reading of the hint, which its retry waits
+ * and `RateLimitError.retryAfter` reports (ky's own is off). `Retry-After`
  * as delta-seconds or an HTTP-date; without it, the `RateLimit-Reset`, `X-RateLimit-Reset`,
  * `X-Rate-Limit-Reset` and `X-RateLimit-Retry-After` headers. `undefined`: no usable hint.
  */
@@ -399,8 +398,8 @@ function delaySeconds(value: string, now: number, epochAllowed: boolean): number
     const seconds = Number(value);
     return epochAllowed && seconds >= EPOCH_THRESHOLD_S ? Math.max(0, Math.ceil(seconds - now / 1000)) : seconds;
   }
-  const form = HTTP_DATE.findIndex((pattern) => pattern.test(value));
-  if (form === -1) return undefined;
-  const date = Date.parse(form === 2 ? `${value} GMT` : value);
+  if (!HTTP_DATE.test(value)) return undefined;
+  // asctime has no zone: it is GMT.
+  const date = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }

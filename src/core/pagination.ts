@@ -279,17 +279,11 @@ function whatIsNew<T>(page: ListPage<T>, previous: ListPage<T> | undefined, seen
       fresh = true;
     }
   }
-  // The same rows as the previous page (compared by id, or whole when they have none): a
-  // server that ignores offset, even when its page is too large for the ids to stay remembered.
-  const same = previous !== undefined && previous.data.length === page.data.length && sameRows(previous.data, page.data, idless);
-  if (same) return 'repeat';
+  // The same rows as the previous page: a server that ignores offset, even when its page is
+  // too large for its ids to stay remembered.
+  if (previous?.data.length === page.data.length && JSON.stringify(previous.data) === JSON.stringify(page.data)) return 'repeat';
   if (fresh) return 'fresh';
   return idless ? 'fresh' : 'seen';
-}
-
-function sameRows(a: unknown[], b: unknown[], idless: boolean): boolean {
-  if (idless) return JSON.stringify(a) === JSON.stringify(b);
-  return a.every((item, i) => itemId(item) === itemId(b[i]));
 }
 
 // Adds `id` to the walk's ids, forgetting the oldest past MAX_SEEN_IDS (a Set keeps insertion order).

@@ -8,9 +8,10 @@ export const PHONE_FIELDS: readonly string[] = ['customer_phone', 'destination',
 
 // A run of digits with single spaces, hyphens or brackets between them (`+255 712 345 678`,
 // `(0712) 345-678`, `255712345678`), not inside a word or an id (`TRX-2026112512`, a UUID).
-const NUMBER_RUN = /(?<![\w.+-])\+?\(?\d(?:[ ()-]{0,2}\d)+(?![\w-])/g;
-// Any local part RFC 5322 allows unquoted (`!#$%&'*+/=?^_\`{|}~.-`), at a dotted domain.
-const EMAIL = /[\w!#$%&'*+/=?^`{|}~.-]+@[\w-]+(?:\.[\w-]+)+/g;
+const NUMBER_RUN = /(?<![\w.+-])\+?[(\d][\d ()-]*\d(?![\w-])/g;
+// Whatever stands around an @ up to a blank, ending in a dotted name (any local part RFC 5322
+// allows, brackets or quotes around it included).
+const EMAIL = /\S+@\S+\.\w+/g;
 // What a run can be besides a phone number: a date (`2026-11-25 12`) or Unix time in s or ms.
 const NOT_A_PHONE = /^(?:\d{4}-\d\d-\d\d|1\d{9}(?:\d{3})?$)/;
 

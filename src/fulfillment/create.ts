@@ -4,13 +4,14 @@
 // merchant's PaymentsClient is passed in.
 import { ConfigurationError, PaymentsError } from '../core/base-error.js';
 import type { PaymentRecord, VerifiedTransaction } from '../resources/payments.js';
-import { checkSecrets, verifyWebhook } from '../webhooks/verify.js';
+import { checkSecrets, checkTimestamp, verifyWebhook } from '../webhooks/verify.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { WebhookHeaders } from '../webhooks/headers.js';
+import { readSignedHeaders, type WebhookHeaders } from '../webhooks/headers.js';
 import type { WebhookPayload } from '../webhooks/verify.js';
 import { memoryStore, type FulfillmentStore, type InboxRecord, type InboxState } from './store.js';
 import { inboxWorker } from './inbox.js';
+import { bodyOf, type NodeWebhookRequest } from './body.js';
 import { ATTEMPT, errorClass, messageOf, named, remember, settler, text, trace, verified } from './settle.js';
 import { sinceWindow } from './window.js';
 
@@ -122,6 +123,13 @@ export interface FulfillmentOptions<Db = unknown> {
   maxAttempts?: number | undefined;
   /** How long an inbox record waits after its `attempts`-th failure, ms. Default 10 s × 2^(attempts − 1), at most an hour. */
   retryDelay?: ((attempts: number) => number) | undefined;
+  /**
+   * The most bytes of a webhook body `handleWebhook` reads. A longer one (by its declared
+   * `content-length`, as it streams in, or a `payload` given) is answered 413
+   * `{ error: 'payload_too_large' }` and the rest is not read. Default 1,048,576 (1 MiB; a
+   * delivery is a few KB). A whole number more than 0, else a `ConfigurationError`.
+   */
+  maxBodyBytes?: number | undefined;
 }
 
 /**
@@ -210,10 +218,31 @@ export interface DrainReport {
 
 /** What {@link createFulfillment} returns. */
 export interface Fulfillment {
-  /** A Fetch API webhook route: verifies, settles, answers (401 bad signature, 400 not an event, 409 in flight elsewhere, 500 a handler threw). */
+  /**
+   * A Fetch API webhook route: verifies, settles, answers (401 unsigned, bad signature or
+   * stale timestamp, 400 not an event, 409 in flight elsewhere, 413 body over `maxBodyBytes`,
+   * 500 a handler threw). The headers are checked before the body is read, and the body is
+   * read through its stream, at most `maxBodyBytes` of it (the stream is cancelled past that).
+   */
   handleWebhook(request: Request): Promise<Response>;
-  /** The same for Express, node:http and Lambda: the raw body and the headers in, `{ status, body }` out. */
+  /** The same for Lambda and a body already read: the raw body and the headers in, `{ status, body }` out (a `payload` over `maxBodyBytes` is 413). */
   handleWebhook(delivery: { payload: WebhookPayload; headers: WebhookHeaders }): Promise<WebhookAnswer>;
+  /**
+   * The same for node:http and Express: the request itself (`handleWebhook(req)`), its body
+   * not yet read. The headers are checked first, then at most `maxBodyBytes` are read. Send
+   * the answer as it is: after a 401 or 413 Node stops reading that connection, writes the
+   * answer, and closes the connection once idle. (Closing it under the upload, with
+   * `connection: close` or `req.socket.destroy()`, can cost the client the answer: a reset.)
+   *
+   * @example
+   * ```ts
+   * createServer(async (req, res) => {
+   *   const { status, body } = await fulfillment.handleWebhook(req);
+   *   res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+   * });
+   * ```
+   */
+  handleWebhook(request: NodeWebhookRequest): Promise<WebhookAnswer>;
   /** Settles a transaction you verified yourself (return page, `waitForOutcome`). Throws what a handler threw. */
   handleVerified(transaction: VerifiedTransaction, options?: { merchantRef?: string | undefined }): Promise<SettleResult>;
   /** Walks every payment created since `since` and settles each one the store has no outcome for. */
@@ -280,7 +309,8 @@ const open = (result: SettleResult | 'queued') => result === 'busy' || result ==
  * export const POST = (request: Request) => fulfillment.handleWebhook(request);
  * ```
  * @throws {ConfigurationError} when the secret is not set or has leading or trailing whitespace,
- * the client is for the other environment, or `inbox: true` with a store that has no inbox.
+ * the client is for the other environment, `inbox: true` with a store that has no inbox, or
+ * `maxBodyBytes` is not a whole number more than 0.
  */
 export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions<Db>): Fulfillment {
   // The store's Db only types what the handlers see; inside, a claim's db is passed through.
@@ -307,14 +337,17 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
   const queued = (options.inbox ?? store.durable !== false) && inbox;
   if (options.inbox && !inbox) throw new ConfigurationError('createFulfillment({ inbox: true }): this store has no inbox');
   const lease = options.lease ?? 300_000; // 5 minutes
+  const max = options.maxBodyBytes ?? 1 << 20; // 1 MiB
+  if (!(Number.isSafeInteger(max) && max > 0))
+    throw new ConfigurationError(`createFulfillment({ maxBodyBytes }): ${max} is not a whole number more than 0`);
   const [settle, fromEvent] = settler(options, store, lease);
   // The worker's own steps stay inside: the kit's object carries only its documented methods.
   const { processOne: _processOne, soon, ...worker } = inboxWorker(options, store, lease, fromEvent);
   const later = (work: Promise<unknown>) => options.waitUntil?.(work);
 
-  const answer = (payload: WebhookPayload, headers: WebhookHeaders) =>
+  const answer = (delivery: Parameters<typeof bodyOf>[0]) =>
     trace('handleWebhook', environment, (info) =>
-      answerDelivery({ payload, headers, secret, environment }, info, async (event, noted) => {
+      answerDelivery(delivery, max, { secret, environment }, info, async (event, noted) => {
         if (!queued) return fromEvent(event, info, noted);
         named(event, info);
         // Recorded, then answered: the service waits for nothing else (a retry of a recorded
@@ -332,11 +365,14 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
 
   return {
     ...worker,
-    // A Fetch Request, or `{ payload, headers }`.
-    handleWebhook: (async (delivery: Request & { payload: WebhookPayload }) => {
-      const request = typeof delivery.clone === 'function';
-      const work = answer(request ? await delivery.arrayBuffer() : delivery.payload, delivery.headers);
-      if (!request) return work;
+    // A Fetch Request, `{ payload, headers }`, or a Node request.
+    handleWebhook: (async (delivery: Request & { readableEnded?: boolean; read?(): unknown }) => {
+      const work = answer(delivery);
+      // A Node request answered before its end (401, 413) is marked read (one read() of what
+      // it holds): Node then stops reading the connection once its buffer is full, keeps it
+      // for the answer, and closes it once idle, as after a loop over it that stopped early.
+      // Left unread, its body would be read and dropped to its end after the answer, however long.
+      if (typeof delivery.clone !== 'function') return work.finally(() => delivery.readableEnded || delivery.read?.());
       later(work);
       const { status, body } = await work;
       return new Response(body, { status, headers: { 'content-type': 'application/json' } });
@@ -391,19 +427,30 @@ async function keepUnsettled(
 }
 
 // A delivery, verified (signature, window, environment) before anything else, then settled.
+// Its headers are checked before its body is read, and at most `max` bytes of that.
 async function answerDelivery(
-  delivery: { payload: WebhookPayload; headers: WebhookHeaders; secret: string | readonly string[]; environment: 'sandbox' | 'production' },
+  delivery: Parameters<typeof bodyOf>[0],
+  max: number,
+  keys: { secret: string | readonly string[]; environment: 'sandbox' | 'production' },
   info: FulfillmentTrace,
   settle: (event: WebhookEvent, recorded: () => void) => Promise<SettleResult | 'queued'>,
 ): Promise<WebhookAnswer> {
   const answer = (status: number, body: unknown): WebhookAnswer => ((info.status = status), { status, body: JSON.stringify(body) });
   let event: WebhookEvent;
   try {
-    event = await verifyWebhook(delivery);
+    // verifyWebhook's own cheap checks (its default window), before a byte of the body: an
+    // unsigned or stale delivery costs nothing to refuse. (The earlier form's timestamp is in its body.)
+    const { headers } = delivery;
+    const { timestamp } = readSignedHeaders(headers, undefined);
+    if (timestamp !== undefined) checkTimestamp(timestamp, Date.now(), 300);
+    const payload = await bodyOf(delivery, max);
+    if (payload === undefined) return answer(413, { error: 'payload_too_large', message: 'Body over maxBodyBytes: not read.' });
+    event = await verifyWebhook({ ...keys, payload, headers });
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
-    // The spec: a bad signature (or timestamp) gets 401; a body that is not an event 400.
-    return answer(/signature|timestamp/.test(error.reason) ? 401 : 400, { error: error.reason, message: error.message });
+    // The spec: a bad signature (or timestamp) gets 401, and so does an unsigned delivery
+    // (no signature header); a body that is not an event 400.
+    return answer(/signature|timestamp|header/.test(error.reason) ? 401 : 400, { error: error.reason, message: error.message });
   }
   // Set once an earlier-generation delivery's trx_id is in the store: from then on `reconcile`
   // settles it, so it is acknowledged whatever happens (that generation never re-sends).
@@ -414,8 +461,12 @@ async function answerDelivery(
   } catch (error) {
     info.errorClass = errorClass(error);
     if (recorded) return answer(202, { received: true, result: 'recorded' });
-    // A 5xx makes the service deliver again, after the claim was released.
-    return answer(500, { error: 'handler_failed', message: messageOf(error) });
+    // A 5xx makes the service deliver again, after the claim was released. A handler's words (a
+    // database error, an order's details) go to your log, never to whoever sent the delivery;
+    // the SDK's own (a verify that failed, already redacted) are said (doctor reads them).
+    if (error instanceof PaymentsError) return answer(500, { error: 'handler_failed', message: error.message });
+    console.error('[business-payments] fulfillment: a handler failed; answered 500, so the delivery comes again:', error);
+    return answer(500, { error: 'handler_failed', message: 'A handler failed; deliver again later.' });
   }
 }
 

@@ -211,7 +211,10 @@ const same = (a: unknown, b: unknown) => String(a).toUpperCase() === String(b).t
 
 // The service's answer for `trxId`, refused when it is about another payment (a proxy's
 // cache, a hostile server): acting on it would settle one order with another's payment.
+// It waits for a slot in the client's polling budget: the pacer the client keeps under this
+// symbol (the kit cannot import the client; a test's fake client has none).
 export async function verified(client: FulfillmentClient, trxId: string): Promise<VerifiedTransaction> {
+  await (client as unknown as { [pace: symbol]: { slot(): Promise<void> } | undefined })[Symbol.for('business-payments.pace')]?.slot();
   const tx = await client.payments.verify(trxId);
   if (!same(tx?.trx_id, trxId)) throw new PaymentsError(`fulfillment: verify(${trxId}) answered for ${String(tx?.trx_id)}`);
   return tx;

@@ -89,6 +89,17 @@ export interface ClientOptions {
    */
   maxResponseBytes?: number | undefined;
   /**
+   * Requests a minute for what the SDK sends on its own: the polls of
+   * `payments.waitForOutcome` (concurrent waits on one payment share one poll) and the
+   * fulfilment kit's verifies (`reconcile`, processing deliveries). Every request the client
+   * sends counts in a sliding minute; the SDK's own wait while it holds 3/4 of the budget (the
+   * last quarter is headroom for your own calls) and, after any 429, until its wait hint
+   * passes (a minute without one). Your own calls are counted and never delayed. Clients made
+   * by `withOptions` share the count, unless given their own `pollingBudget`. A whole number
+   * from 1; default 120 (the service's rate limit). See docs/retries.md.
+   */
+  pollingBudget?: number | undefined;
+  /**
    * Longest wait, in ms, a 429 or 503 may ask for (`Retry-After`, else `RateLimit-Reset`,
    * `X-RateLimit-Reset`, `X-Rate-Limit-Reset`, `X-RateLimit-Retry-After`) and still be waited
    * out before a retry. A longer one is not waited: the `RateLimitError` (its `retryAfter`
@@ -150,6 +161,7 @@ export interface ResolvedOptions {
   defaultHeaders: Record<string, string>;
   maxResponseBytes: number;
   maxRetryAfter: number;
+  pollingBudget: number;
 }
 
 /** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
@@ -221,6 +233,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     defaultHeaders: checkDefaultHeaders(options.defaultHeaders),
     maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? MAX_RESPONSE_BYTES, 1),
     maxRetryAfter: checkCount('maxRetryAfter', options.maxRetryAfter ?? 60_000, 0, MAX_TIMEOUT_MS),
+    pollingBudget: checkCount('pollingBudget', options.pollingBudget ?? 120, 1),
   };
 }
 

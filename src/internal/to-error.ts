@@ -62,7 +62,7 @@ export function callError(cause: unknown, call: CallInfo, reading = false): Paym
   Object.assign(error, info);
   // Server text (a message, a content type, a Location) may echo customer data.
   error.message = redactText(error.message);
-  const hint = call.hint ? call.hint(error) : actedNote(error, call);
+  const hint = call.hint?.(error) ?? actedNote(error, call);
   if (hint && !error.message.endsWith(hint)) error.message += ` ${hint}`;
   return error;
 }
@@ -77,8 +77,8 @@ function actedNote(error: PaymentsError, call: CallInfo): string | undefined {
   if (acted === undefined || !mayHaveActed(error, call)) return undefined;
   const again =
     mode === 'create'
-      ? `Retry with the same idempotencyKey (${call.idempotencyKey}): the service replays the first result instead of acting twice.`
-      : 'The SDK did not send it again.';
+      ? `Retry with the same idempotencyKey (${call.idempotencyKey}): the service replays the first result.`
+      : `The SDK did not send it again${call.idempotencyKey ? `; to retry, pass the same idempotencyKey (${call.idempotencyKey})` : ''}.`;
   return `The server may have acted on it: ${acted}. ${again}`;
 }
 

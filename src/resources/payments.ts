@@ -22,6 +22,7 @@ import {
   type TiesInput,
 } from '../internal/fields.js';
 import { MAX_TIMEOUT_MS, type RequestOptions } from '../internal/options.js';
+import { PACE, sleep, type Pace, type Paced } from '../internal/pace.js';
 
 /**
  * Payments: create a hosted checkout or a USSD push, follow it, verify it.
@@ -36,6 +37,9 @@ import { MAX_TIMEOUT_MS, type RequestOptions } from '../internal/options.js';
  * ```
  */
 export class Payments extends APIResource {
+  // The waits in progress, by trx_id: concurrent waits on one payment share one loop.
+  readonly #polls = new Map<string, Poll>();
+
   /** Creates a payment (POST /api/v1/payments). Retries reuse one Idempotency-Key. */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
     return this._client.post('payments.create', params, options);
@@ -95,6 +99,10 @@ export class Payments extends APIResource {
    * which bounds everything (the calls in flight included), it throws `APITimeoutError`
    * whose `lastStatus` is the last status verify returned.
    *
+   * Its polls keep within the client's `pollingBudget` (they wait while the last minute holds
+   * 3/4 of it, and after a 429), and concurrent waits on one payment share one poll, at the
+   * shortest of their intervals; each keeps its own timeout and signal.
+   *
    * @example
    * ```ts
    * const outcome = await client.payments.waitForOutcome(payment.trx_id, { timeout: 90_000 });
@@ -105,44 +113,77 @@ export class Payments extends APIResource {
     const { timeout = 120_000, interval = 3_000, signal } = options;
     const errors: Record<string, string[]> = {};
     // A timer cannot hold more than 2^31 - 1 ms (a longer one fires at once).
-    const valid = (ms: number) => typeof ms === 'number' && ms > 0 && ms <= MAX_TIMEOUT_MS;
-    if (!valid(timeout)) errors.timeout = [`must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`];
-    if (!valid(interval)) errors.interval = [`must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`];
+    for (const [name, ms] of Object.entries({ timeout, interval }))
+      if (!(typeof ms === 'number' && ms > 0 && ms <= MAX_TIMEOUT_MS))
+        errors[name] = [`must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`];
     if (Object.keys(errors).length) throw new InvalidParamsError('payments.waitForOutcome', errors);
 
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeout);
-    const stop = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
-    let last: string | undefined;
+    // Aborted when this wait ends: its deadline's timer goes with it.
+    const end = new AbortController();
+    const stop = signal ? AbortSignal.any([signal, end.signal]) : end.signal;
+    let poll: Poll | undefined;
     try {
-      for (;;) {
-        const transaction = await this.verify(trxId, { signal: stop });
-        last = transaction.status;
-        if (last === 'success') return transaction;
-        if (last === 'failed') return await this.#withFailure(transaction, stop);
-        await sleep(interval, stop);
+      stop.throwIfAborted();
+      poll = this.#polls.get(trxId);
+      // The waits on one payment share one loop: the first one starts it, the last one to leave
+      // ends it (a wait that joins a loop just ended gets its outcome, which is final).
+      if (!poll) {
+        this.#polls.set(trxId, (poll = Object.assign([], { stop: new AbortController() }) as unknown as Poll));
+        (poll.done = this.#poll(trxId, poll)).catch(() => {});
       }
-    } catch (cause) {
-      if (signal?.aborted) throw new APIUserAbortError('payments.waitForOutcome was aborted.', { cause: signal.reason });
-      if (!deadline.signal.aborted) throw cause;
+      poll.push(interval);
+      // The outcome, or this wait's own deadline (undefined) or signal (rejects), whichever
+      // comes first, whatever the loop is doing.
+      const outcome = await Promise.race([poll.done, sleep(timeout, stop)]);
+      if (outcome) return outcome;
+      const last = poll.last;
       const status = last === undefined ? 'not verified yet' : `still ${last}`;
       const error = new APITimeoutError(
         `payments.waitForOutcome: ${trxId} is ${status} after ${timeout} ms; treat it as not paid yet, and check again later or wait for the webhook.`,
       );
       throw Object.assign(error, { lastStatus: last });
+    } catch (cause) {
+      if (signal?.aborted) throw new APIUserAbortError('payments.waitForOutcome was aborted.', { cause: signal.reason });
+      throw cause;
     } finally {
-      clearTimeout(timer);
+      end.abort();
+      if (poll) {
+        poll.splice(poll.indexOf(interval), 1);
+        // The last wait gone: the loop stops, the verify in flight with it.
+        if (!poll.length) {
+          this.#polls.delete(trxId);
+          poll.stop.abort();
+        }
+      }
+    }
+  }
+
+  // The loop of the waits on one payment: verify (within the client's polling budget) until
+  // success or failed, sleeping the shortest interval of the waits there at the time.
+  async #poll(trxId: string, poll: Poll): Promise<PaymentOutcome> {
+    const { signal } = poll.stop;
+    const pace = (this._client as unknown as Paced)[PACE];
+    for (;;) {
+      await pace.slot(signal);
+      const transaction = await this.verify(trxId, { signal });
+      const status = (poll.last = transaction.status);
+      if (status === 'success') return transaction;
+      if (status === 'failed') return this.#withFailure(transaction, signal, pace);
+      await sleep(Math.min(...poll), signal);
     }
   }
 
   // verify's documented shape has no reason; the payment record may: add it when it does.
   // The earlier generation's failed answer (no amount) has its words in `message` and no
   // payment record to ask (that route is missing there).
-  async #withFailure(transaction: PaymentOutcome, signal: AbortSignal): Promise<PaymentOutcome> {
+  async #withFailure(transaction: PaymentOutcome, signal: AbortSignal, pace: Pace): Promise<PaymentOutcome> {
     if (transaction.failure_reason != null) return transaction;
     if (transaction.amount === undefined)
       return { ...transaction, failure_message: transaction.failure_message ?? transaction.message ?? null };
-    const record = await this.retrieve(transaction.trx_id, { signal }).catch(() => undefined);
+    const record = await pace
+      .slot(signal)
+      .then(() => this.retrieve(transaction.trx_id, { signal }))
+      .catch(() => undefined);
     if (typeof record?.failure_reason !== 'string') return transaction;
     // failure_message is not in the record's documented shape: read only when a server sends it.
     const message = (record as { failure_message?: unknown }).failure_message;
@@ -150,20 +191,14 @@ export class Payments extends APIResource {
   }
 }
 
-/** Resolves after `ms`, or rejects when `signal` aborts (and leaves no timer behind). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** The verify loop of one payment, shared by a client's waits on it: the interval of each wait there now. */
+interface Poll extends Array<number> {
+  /** The outcome, or the error that ended the loop. */
+  done: Promise<PaymentOutcome>;
+  /** The last status verify returned. */
+  last?: string | undefined;
+  /** Aborted when the last wait leaves: ends the loop. */
+  stop: AbortController;
 }
 
 /** Payment status: `pending` at creation, then `success` or `failed`. */

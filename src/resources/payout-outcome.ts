@@ -1,7 +1,7 @@
 // How a payout's outcome is read from whatever a server sends, and what a failed payout's
 // error adds to its message. Not exported from the package: payouts.ts and the route table
 // use it.
-import { APIError, InvalidParamsError, type PaymentsError } from '../core/error.js';
+import { APIError, type PaymentsError } from '../core/error.js';
 import { isRecord } from '../internal/envelope.js';
 import { readRecord } from '../internal/fields.js';
 import { unsettledIn } from '../internal/retry.js';
@@ -51,16 +51,16 @@ export function readPayout(value: unknown): Payout {
   return payout;
 }
 
+/**
+ * What a payout's error adds when its body names an unsettled outcome (INPROGRESS or
+ * AMBIGUOUS), whatever the status. Other failures that leave it open get the route's words
+ * (`a payout may have been made…`) where every call's error is made.
+ */
 export function payoutFailureHint(error: PaymentsError): string | undefined {
-  if (error instanceof InvalidParamsError) return undefined;
   const outcome = error instanceof APIError ? outcomeOf(error.body) : undefined;
-  // A 200 that says "failed" and a 4xx (but 408) are refusals: no money moved. A redirect is
-  // not (a 303 is how a server answers a POST it carried out).
-  const refused = error instanceof APIError && error.status < 500 && error.status !== 408 && !(error.status >= 300 && error.status < 400);
-  if (refused && outcome !== 'INPROGRESS' && outcome !== 'AMBIGUOUS') return undefined;
-  const what = outcome === 'INPROGRESS' || outcome === 'AMBIGUOUS' ? `Its outcome is ${outcome}` : 'It may have been made';
-  return (
-    `${what}: the SDK did not send it again. Before paying out again, look it up with client.payouts.list() ` +
-    `(or payouts.retrieve(id)); to retry, pass the same idempotencyKey (${error.idempotencyKey}), so the service replays the first result.`
-  );
+  if (outcome === 'INPROGRESS' || outcome === 'AMBIGUOUS')
+    return `Its outcome is ${outcome}: the SDK did not send it again. ${PAYOUT_LOOKUP}; to retry, pass the same idempotencyKey (${error.idempotencyKey}).`;
 }
+
+/** @internal How to find a payout before paying out again. */
+export const PAYOUT_LOOKUP = 'Look it up with client.payouts.list() or payouts.retrieve(id) before paying out again';

@@ -13,7 +13,7 @@ import { Invoice, InvoiceListParams } from './billing/invoices.js';
 import { Plan, PlanCreateParams } from './billing/plans.js';
 import { Subscription, SubscriptionCreateParams } from './billing/subscriptions.js';
 import { OpenAPIDocument } from './openapi.js';
-import { payoutFailureHint } from './payout-outcome.js';
+import { PAYOUT_LOOKUP, payoutFailureHint } from './payout-outcome.js';
 import * as payments from './payments.js';
 import * as payouts from './payouts.js';
 import { SiteInfo } from './site-info.js';
@@ -63,7 +63,7 @@ export const CLIENT_ROUTES = {
     retry: (params) => (isPush(params) ? 'once' : 'create'),
     acted: (params) =>
       isPush(params)
-        ? `a payment may have been created${RANG}: find it with client.payments.list({ merchant_ref }) before creating it again`
+        ? `a payment may have been created${RANG}: look it up with client.payments.list({ merchant_ref }) first`
         : 'a payment may have been created',
   },
   'payments.list': {
@@ -88,7 +88,7 @@ export const CLIENT_ROUTES = {
     params: payments.PaymentPushParams,
     result: payments.PaymentPushResult,
     retry: 'push',
-    acted: "the customer's phone may have rung: check the payment with client.payments.retrieve(trx_id) before pushing again",
+    acted: "the customer's phone may have rung: check client.payments.retrieve(trx_id) first",
     emptyBodyOk: true,
     provisional: RESULT,
   },
@@ -116,6 +116,7 @@ export const CLIENT_ROUTES = {
     params: payouts.PayoutCreateParams,
     result: payouts.Payout,
     retry: 'once',
+    acted: `a payout may have been made. ${PAYOUT_LOOKUP}`,
     failureHint: payoutFailureHint,
     provisional: RESULT,
   },
@@ -142,7 +143,7 @@ export const CLIENT_ROUTES = {
     params: SubscriptionCreateParams,
     result: Subscription,
     retry: 'once',
-    acted: `a subscription may have been created${RANG}: wait for its subscription.created webhook before creating it again`,
+    acted: `a subscription may have been created${RANG}: wait for its subscription.created webhook first`,
     httpsInProduction: ['webhook_url'],
     provisional: RESULT,
   },

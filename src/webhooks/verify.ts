@@ -326,8 +326,8 @@ function rawBody(payload: unknown): string | Uint8Array {
   );
 }
 
-// Returns the timestamp in unix seconds once it is digits only and inside the window.
-function checkTimestamp(header: string, nowMs: number, tolerance: number): number {
+/** The timestamp in unix seconds, once it is digits only and inside the window (the fulfillment kit checks it before reading a body too). */
+export function checkTimestamp(header: string, nowMs: number, tolerance: number): number {
   if (!/^\d{1,15}$/.test(header)) {
     throw new WebhookVerificationError('invalid_timestamp', 'Timestamp must be unix seconds, digits only.');
   }

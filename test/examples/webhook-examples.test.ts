@@ -9,7 +9,7 @@
 // gives one fulfilment. The Worker runs once more bundled in an edge runtime (no `process`,
 // WebCrypto), verifying with the client over the network.
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { EdgeVM } from '@edge-runtime/vm';
 import { build, type Plugin } from 'esbuild';
@@ -558,6 +558,178 @@ describe('Workers example: waitUntil, bindings, rotation', () => {
 });
 
 // ---------------------------------------------------------------------------------------
+// Headers first, bodies bounded (issue 27): each example refuses an unsigned or stale delivery
+// before reading its body, and reads at most 1 MiB. Over real sockets (Express, node:http) a
+// flood keeps sending after its answer: it gets the answer while still sending, and the
+// server stops reading the connection (no drain of the rest); the Fetch routes are given
+// bodies that count what is pulled from them.
+
+/**
+ * POSTs `total` bytes (chunked, 64 KiB at a time) over a plain socket, as a flood would: on
+ * after the answer too. Resolves once answered and then 300 ms on: the answer, how much had
+ * been sent when it came, and how much the server had read of the connection by the end.
+ */
+function flood(server: Server, headers: Record<string, string>, total: number) {
+  return new Promise<{ status: number; body: string; sentAtAnswer: number; serverRead: number }>((resolve, reject) => {
+    const { port } = server.address() as AddressInfo;
+    let accepted: Socket | undefined;
+    server.once('connection', (socket: Socket) => (accepted = socket));
+    const data = Buffer.alloc(64 * 1024, 0x20);
+    const chunk = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+    const head = Object.entries({ host: '127.0.0.1', ...headers, 'transfer-encoding': 'chunked' }).map(
+      ([name, value]) => `${name}: ${value}\r\n`,
+    );
+    let sent = 0;
+    let text = '';
+    let answered: { status: number; body: string; sentAtAnswer: number } | undefined;
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`POST /webhooks/payments HTTP/1.1\r\n${head.join('')}\r\n`);
+      const pump = () => {
+        while (!socket.destroyed && sent < total) {
+          sent += data.length;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    socket.on('data', (bytes) => {
+      if (answered) return;
+      text += bytes.toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return;
+      const [head, raw] = [text.slice(0, split), text.slice(split + 4)];
+      // The answer's body: by its content-length (Express), or chunked (node:http's writeHead().end()).
+      const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1];
+      const body = length ? raw : raw.endsWith('0\r\n\r\n') ? raw.replace(/^[\da-f]+\r\n|\r\n0\r\n\r\n$/gi, '') : undefined;
+      if (body === undefined || Buffer.byteLength(body) < Number(length ?? 0)) return;
+      answered = { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body, sentAtAnswer: sent };
+      setTimeout(() => {
+        resolve({ ...answered!, serverRead: accepted?.bytesRead ?? NaN });
+        socket.destroy();
+      }, 300);
+    });
+    socket.on('error', (error) => answered || reject(error));
+  });
+}
+
+/** A Fetch body of `total` bytes in 64 KiB chunks, made only when read (highWaterMark 0): `seen.pulled` counts them. */
+function countedBody(total: number) {
+  const seen = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (seen.pulled >= total) return controller.close();
+        seen.pulled += 64 * 1024;
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+      cancel: () => void (seen.cancelled = true),
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, seen };
+}
+
+const MiB = 1024 * 1024;
+const UNSIGNED = { 'content-type': 'application/json' };
+/** Headers of a delivery signed with `secret` (the body sent is another: the headers are checked first). */
+const signedHeaders = async (secret: string) =>
+  (await signWebhook({ secret, payload: { id: 'evt_big', type: 'payment.completed', data: { trx_id: 'TRX_BIG' } } })).headers;
+
+describe.each([
+  [
+    'Express',
+    (env: Sandbox, orders: OrderBook['orders']) =>
+      createServer(createApp({ environment: 'sandbox', secret: env.secret, client: env.client, orders })),
+  ],
+  [
+    'node:http',
+    (env: Sandbox, orders: OrderBook['orders']) =>
+      createWebhookServer({ environment: 'sandbox', secret: env.secret, client: env.client, orders }),
+  ],
+])('%s example: headers first, at most 1 MiB read', (_name, make) => {
+  const TOTAL = 256 * MiB;
+  /** The example listening; its connections (left unread, so a client's close goes unseen until the idle timeout) are closed with it. */
+  async function start(server: Server) {
+    await listen(server);
+    cleanups.push(() => server.closeAllConnections());
+  }
+
+  test('a 256 MiB unsigned POST is 401 while it is still being sent, and the server stops reading it; a stale one too', async () => {
+    const env = await sandbox();
+    const server = make(env, orderBook().orders);
+    await start(server);
+    const unsigned = await flood(server, UNSIGNED, TOTAL);
+    expect(unsigned.status).toBe(401);
+    expect(JSON.parse(unsigned.body)).toMatchObject({ error: 'missing_header' });
+    // The answer came while the kernel's buffers were filling; the server read little more
+    // than its headers, and stopped reading (it would drain the rest otherwise).
+    expect(unsigned.sentAtAnswer).toBeLessThan(64 * MiB);
+    expect(unsigned.serverRead).toBeLessThan(2 * MiB);
+    const stale = await signWebhook({
+      secret: env.secret,
+      payload: '{}',
+      type: 'payment.completed',
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
+    const refused = await flood(server, stale.headers, TOTAL);
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'timestamp_too_old' });
+    expect(refused.serverRead).toBeLessThan(2 * MiB);
+  });
+
+  test('a signed 256 MiB POST is 413 once past 1 MiB, while it is still being sent, and the server stops reading it', async () => {
+    const env = await sandbox();
+    const book = orderBook();
+    const server = make(env, book.orders);
+    await start(server);
+    const answer = await flood(server, await signedHeaders(env.secret), TOTAL);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'payload_too_large' });
+    expect(answer.sentAtAnswer).toBeLessThan(64 * MiB);
+    // 1 MiB and a chunk or so, then nothing more.
+    expect(answer.serverRead).toBeLessThan(3 * MiB);
+    expect(book.fulfilled).toEqual([]);
+  });
+});
+
+describe('Workers and Lambda examples: headers first, at most 1 MiB read', () => {
+  test('Workers: an unsigned flood is 401 with nothing pulled; a signed one 413 with at most 1 MiB and a chunk pulled, the stream cancelled', async () => {
+    const env = await sandbox();
+    const worker = createWorker({ orders: orderBook().orders, client: env.client });
+    const bindings: Env = { BUSINESS_PAYMENTS_WEBHOOK_SECRET: env.secret };
+    const post = (headers: Record<string, string>, body: ReadableStream<Uint8Array>) =>
+      worker.fetch(
+        new Request('https://hooks.example.com/', { method: 'POST', headers, body, duplex: 'half' } as RequestInit),
+        bindings,
+        fakeContext().ctx,
+      );
+    const unsigned = countedBody(1024 * MiB);
+    expect((await post(UNSIGNED, unsigned.stream)).status).toBe(401);
+    expect(unsigned.seen.pulled).toBe(0);
+    const signed = countedBody(1024 * MiB);
+    const answer = await post(await signedHeaders(env.secret), signed.stream);
+    expect(answer.status).toBe(413);
+    expect(await answer.json()).toMatchObject({ error: 'payload_too_large' });
+    expect(signed.seen.pulled).toBeLessThanOrEqual(MiB + 64 * 1024);
+    expect(signed.seen.cancelled).toBe(true);
+  });
+
+  test('Lambda: a signed body over 1 MiB is 413, unverified; an unsigned one 401', async () => {
+    const env = await sandbox();
+    const lambda = createHandler({ environment: 'sandbox', secret: env.secret, client: env.client, orders: orderBook().orders });
+    const big = await signWebhook({
+      secret: env.secret,
+      payload: { id: 'evt_big', type: 'payment.completed', data: { trx_id: 'TRX_BIG', pad: 'x'.repeat(MiB) } },
+    });
+    const headers = Object.fromEntries(Object.entries(big.headers).map(([name, value]) => [name.toLowerCase(), value]));
+    const tooLarge = await lambda({ body: Buffer.from(big.body).toString('base64'), isBase64Encoded: true, headers });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(JSON.parse(tooLarge.body)).toMatchObject({ error: 'payload_too_large' });
+    expect((await lambda({ body: big.body, headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
 // Next.js: the route handlers and the return page's check, called as Next calls them. The
 // example's kit and orders are one per process (on globalThis), made from BUSINESS_PAYMENTS_*
 // on first use: one sandbox serves this whole block.
@@ -691,6 +863,25 @@ describe('Next.js example', () => {
     expect(await confirmOrder(order.id)).toMatchObject({ payment: 'success', result: 'ran', order: { status: 'paid' } });
     expect(count(order.id)).toBe(1);
     expect(await confirmOrder('order-unknown')).toBeUndefined();
+  });
+
+  test('both routes check the headers before the body, and read at most 1 MiB of it', async () => {
+    for (const [POST, url] of [
+      [nextRoute.POST, NODE_URL],
+      [nextEdgeRoute.POST, EDGE_URL],
+    ] as const) {
+      const unsigned = countedBody(1024 * MiB);
+      expect(
+        (await POST(new Request(url, { method: 'POST', headers: UNSIGNED, body: unsigned.stream, duplex: 'half' } as RequestInit))).status,
+      ).toBe(401);
+      expect(unsigned.seen.pulled).toBe(0);
+      const signed = countedBody(1024 * MiB);
+      const headers = await signedHeaders(env.secret);
+      expect((await POST(new Request(url, { method: 'POST', headers, body: signed.stream, duplex: 'half' } as RequestInit))).status).toBe(
+        413,
+      );
+      expect(signed.seen.pulled).toBeLessThanOrEqual(MiB + 64 * 1024);
+    }
   });
 
   test('the edge route is the same kit', async () => {

@@ -78,7 +78,8 @@ describe('handleWebhook({ payload, headers })', () => {
     expect(verify).not.toHaveBeenCalled();
   });
 
-  test('onPaid throws: 500 and the claim is released, so the redelivery runs it again', async () => {
+  test('onPaid throws: 500 and the claim is released, so the redelivery runs it again; its words go to the log, not the caller', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     let attempts = 0;
     const { fulfillment } = kit({
       onPaid: () => {
@@ -87,7 +88,10 @@ describe('handleWebhook({ payload, headers })', () => {
     });
     const first = await fulfillment.handleWebhook(await delivery(paymentEvent('TRX1')));
     expect(first.status).toBe(500);
-    expect(JSON.parse(first.body)).toMatchObject({ error: 'handler_failed', message: 'warehouse down' });
+    expect(JSON.parse(first.body)).toEqual({ error: 'handler_failed', message: 'A handler failed; deliver again later.' });
+    expect(first.body).not.toContain('warehouse');
+    expect(logged.mock.calls[0]![1]).toMatchObject({ message: 'warehouse down' });
+    logged.mockRestore();
     expect((await fulfillment.handleWebhook(await delivery(paymentEvent('TRX1')))).status).toBe(200);
     expect(attempts).toBe(2);
   });

@@ -61,7 +61,7 @@ describe('a phone rings once: push-mode payments and subscriptions are sent agai
     expect(made()).toBe(1);
     expect(error.attempts).toBe(1);
     expect(error.message).toContain("a subscription may have been created and the customer's phone may have rung");
-    expect(error.message).toContain('The SDK did not send it again.');
+    expect(error.message).toContain(`The SDK did not send it again; to retry, pass the same idempotencyKey (${error.idempotencyKey}).`);
     expect(error.idempotencyKey).toBeDefined();
   });
 
@@ -69,7 +69,7 @@ describe('a phone rings once: push-mode payments and subscriptions are sent agai
     const made = storingOnly2xx('/api/v1/payments', { status });
     const error = await rejection(client({ maxRetries: 3 }).payments.create(pushCreate));
     expect(made()).toBe(1);
-    expect(error.message).toContain("the customer's phone may have rung: find it with client.payments.list({ merchant_ref })");
+    expect(error.message).toContain("the customer's phone may have rung: look it up with client.payments.list({ merchant_ref }) first");
     expect(error.message).not.toContain('Retry with the same idempotencyKey');
   });
 
@@ -108,7 +108,7 @@ describe('messages say whether the server may have acted', () => {
     expect(error.message).not.toContain('could not reach');
     expect(error.message).toContain('failed before an answer came');
     expect(error.message).toContain('ECONNRESET');
-    expect(error.message).toContain("the customer's phone may have rung: check the payment with client.payments.retrieve(trx_id)");
+    expect(error.message).toContain("the customer's phone may have rung: check client.payments.retrieve(trx_id) first");
   });
 
   test('a connection refused still says "could not reach", and nothing about having acted', async () => {
@@ -138,7 +138,7 @@ describe('messages say whether the server may have acted', () => {
     api.on('post', '/api/v1/payouts', { status: 303, headers: { Location: `${BASE_URL}/api/v1/payouts/p1` } });
     const error = await rejection(client().payouts.create({ amount: 100 }));
     expect(error.message).toContain('check baseUrl');
-    expect(error.message).toContain('It may have been made');
+    expect(error.message).toContain('The server may have acted on it: a payout may have been made.');
     expect(error.message).toContain('client.payouts.list()');
   });
 

@@ -495,7 +495,7 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
     expect(error.message).toContain('client.payouts.list()');
     expect(error.message).toContain(error.idempotencyKey);
     const unsettled = typeof body === 'object' && /ambiguous|in_progress/i.test(JSON.stringify(body));
-    expect(error.message).toContain(unsettled ? 'Its outcome is' : 'It may have been made');
+    expect(error.message).toContain(unsettled ? 'Its outcome is' : 'a payout may have been made');
   });
 
   test('a payout timeout is not retried: the payout may have been made', async () => {
@@ -506,7 +506,7 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
     const error = await rejection(client({ timeout: 50 }).payouts.create({ amount: 100 }));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(api.seen).toHaveLength(1);
-    expect(error.message).toContain('It may have been made');
+    expect(error.message).toContain('a payout may have been made');
   });
 
   test('a payout refused with 422 gets no look-it-up hint (nothing moved)', async () => {

@@ -758,11 +758,14 @@ test('a PHP server’s has_more: 1 keeps a walk going past a clamped (short) pag
 
 describe('payments.waitForOutcome against other servers', () => {
   const at = (status: string, extra: Record<string, unknown> = {}) => ({ ...verified, status, ...extra });
+  // This file's client sends hundreds of requests a minute: its polls would wait for the
+  // polling budget (docs/retries.md). These servers have no rate limit.
+  const unpaced = () => client.withOptions({ pollingBudget: 1_000_000 });
 
   test('bare verify with decimal strings: pending → processing → initiated → success ends on success', async () => {
     const replies = ['pending', 'processing', 'initiated', 'success'].map((s) => ({ body: at(s, { amount: '25.00', fee: null }) }));
     server.sequence('GET', '/api/v1/verify-payment/:trxId', replies);
-    const outcome = await client.payments.waitForOutcome(TRX, { interval: 2, timeout: 5_000 });
+    const outcome = await unpaced().payments.waitForOutcome(TRX, { interval: 2, timeout: 5_000 });
     expect(outcome).toMatchObject({ status: 'success', amount: 25, fee: null });
     expect(server.seen).toHaveLength(4);
   });
@@ -773,7 +776,7 @@ describe('payments.waitForOutcome against other servers', () => {
     server.on('GET', '/api/v1/payments/:trx_id', {
       body: { data: { transaction_id: TRX, state: 'failed', failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'Not enough funds' } },
     });
-    const outcome = await client.payments.waitForOutcome(TRX, { interval: 2, timeout: 5_000 });
+    const outcome = await unpaced().payments.waitForOutcome(TRX, { interval: 2, timeout: 5_000 });
     expect(outcome).toMatchObject({ status: 'failed', failure_reason: 'INSUFFICIENT_FUNDS', failure_message: 'Not enough funds' });
     expect(server.seen.filter((req) => req.path.startsWith('/api/v1/verify-payment/'))).toHaveLength(3);
   });
@@ -781,12 +784,17 @@ describe('payments.waitForOutcome against other servers', () => {
   test('{ success: true, data } with an integer trx_id, ending on success', async () => {
     const replies = ['initiated', 'success'].map((s) => ({ body: { success: true, data: at(s, { trx_id: 7781 }) } }));
     server.sequence('GET', '/api/v1/verify-payment/:trxId', replies);
-    expect(await client.payments.waitForOutcome(TRX, { interval: 2, timeout: 5_000 })).toMatchObject({ status: 'success', trx_id: '7781' });
+    expect(await unpaced().payments.waitForOutcome(TRX, { interval: 2, timeout: 5_000 })).toMatchObject({
+      status: 'success',
+      trx_id: '7781',
+    });
   });
 
   test('a status that never settles ("processing") ends at the deadline in APITimeoutError with lastStatus', async () => {
     server.on('GET', '/api/v1/verify-payment/:trxId', { body: { status: 'success', data: at('processing') } });
-    const error = await client.payments.waitForOutcome(TRX, { interval: 5, timeout: 80 }).catch((e: unknown) => e);
+    const error = await unpaced()
+      .payments.waitForOutcome(TRX, { interval: 5, timeout: 80 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as APITimeoutError).lastStatus).toBe('processing');
   });

@@ -999,7 +999,9 @@ test('payments.waitForOutcome ends on the first success or failed, whatever came
           const status = statuses[Math.min(polls++, statuses.length - 1)];
           return { body: wrap(kind, { status, trx_id: 'TRX1', amount: '25.00', currency: 'USD', fee: null }).body };
         },
-        (c) => c.payments.waitForOutcome('TRX1', { interval: 1, timeout: 10_000 }),
+        // This file's client sends hundreds of requests a minute: its polls would wait for the
+        // polling budget (docs/retries.md). This server has no rate limit.
+        (c) => c.withOptions({ pollingBudget: 1_000_000 }).payments.waitForOutcome('TRX1', { interval: 1, timeout: 10_000 }),
       );
       expect(outcome.ok, outcome.ok ? '' : String(outcome.error)).toBe(true);
       expect((outcome as { value: { status: string } }).value.status).toBe(final);

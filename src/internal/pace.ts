@@ -1,0 +1,74 @@
+// The client's polling budget (issue 27): a sliding 60 s window of every attempt the client
+// sends. What the SDK sends on its own (waitForOutcome's polls, the fulfilment kit's verifies)
+// first waits for a slot in it; the merchant's own calls are counted and never held (a limit
+// raised on the server must not become a queue in the client).
+
+/** The property a client keeps its pacer under: the fulfilment kit, which may not import the client, finds it there. */
+export const PACE: unique symbol = Symbol.for('business-payments.pace');
+
+/** @internal An object with a pacer under {@link PACE} (a client; not the kit's test fakes). */
+export interface Paced {
+  /** Its pacer. */
+  [PACE]: Pace;
+}
+
+/** @internal A client's pacer (see {@link pace}). */
+export type Pace = ReturnType<typeof pace>;
+
+/**
+ * @internal Paces what the SDK sends on its own within `budget` requests a minute (the client
+ * option `pollingBudget`). Its clock is `Date.now` and its waits `setTimeout`: tests move both
+ * with fake timers.
+ */
+export function pace(budget: number) {
+  // What was sent in the last 60 s, oldest first: the time of each send, and minus the time of
+  // each slot given whose send has not come yet. The next send takes the oldest one's place (it
+  // is that send, or stands for it); one whose call failed before sending counts for 60 s.
+  const times: number[] = [];
+  // What the SDK may send on its own: 3/4 of the budget (the rest is the merchant's headroom).
+  const share = Math.ceil(budget * 0.75);
+  // Until when a 429 pauses the SDK's own sends.
+  let until = 0;
+  return {
+    /** Counts a request the client sends (the merchant's, a retry, or one a slot was given for). */
+    sent(): void {
+      const given = times.findIndex((time) => time < 0);
+      if (given >= 0) times.splice(given, 1);
+      times.push(Date.now());
+    },
+    /** A 429 came: the SDK's own sends pause for its hint, else a minute (the spec's window). */
+    limited(retryAfterSeconds = 60): void {
+      until = Date.now() + retryAfterSeconds * 1000;
+    },
+    /**
+     * Resolves when the SDK may send one request on its own, and counts it; rejects when
+     * `signal` aborts. It waits while paused after a 429, and while the last 60 s hold 3/4 of
+     * the budget (looking again each second); the merchant's own calls never wait here.
+     */
+    async slot(signal?: AbortSignal): Promise<void> {
+      for (;;) {
+        const now = Date.now();
+        while (Math.abs(times[0]!) <= now - 60_000) times.shift();
+        if (now >= until && times.length < share) break;
+        await sleep(1_000, signal);
+      }
+      times.push(-Date.now());
+    },
+  };
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts (and leaves no timer behind). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
