@@ -21,20 +21,27 @@ export type Pace = ReturnType<typeof pace>;
  * with fake timers.
  */
 export function pace(budget: number) {
-  // What was sent in the last 60 s, oldest first: the time of each send, and minus the time of
-  // each slot given whose send has not come yet. The next send takes the oldest one's place (it
-  // is that send, or stands for it); one whose call failed before sending counts for 60 s.
-  const times: number[] = [];
   // What the SDK may send on its own: 3/4 of the budget (the rest is the merchant's headroom).
   const share = Math.ceil(budget * 0.75);
+  // The sends of the last 60 s, oldest first. Only whether they reach `share` matters, so at
+  // most `share` are kept: a busy client's minute of sends would otherwise fill memory, and
+  // every call would pay for a scan of them.
+  const sends: number[] = [];
+  // Slots given whose send has not come yet, oldest first: each counts until a send takes its
+  // place (the next send is that one, or stands for it); one whose call failed before sending
+  // counts for 60 s.
+  const given: number[] = [];
   // Until when a 429 pauses the SDK's own sends.
   let until = 0;
+  const recent = (times: number[], now: number) => {
+    while (times[0]! <= now - 60_000) times.shift();
+    return times.length;
+  };
   return {
     /** Counts a request the client sends (the merchant's, a retry, or one a slot was given for). */
     sent(): void {
-      const given = times.findIndex((time) => time < 0);
-      if (given >= 0) times.splice(given, 1);
-      times.push(Date.now());
+      given.shift();
+      if (sends.push(Date.now()) > share) sends.shift();
     },
     /** A 429 came: the SDK's own sends pause for its hint, else a minute (the spec's window). */
     limited(retryAfterSeconds = 60): void {
@@ -46,13 +53,8 @@ export function pace(budget: number) {
      * the budget (looking again each second); the merchant's own calls never wait here.
      */
     async slot(signal?: AbortSignal): Promise<void> {
-      for (;;) {
-        const now = Date.now();
-        while (Math.abs(times[0]!) <= now - 60_000) times.shift();
-        if (now >= until && times.length < share) break;
-        await sleep(1_000, signal);
-      }
-      times.push(-Date.now());
+      for (let now; (now = Date.now()) < until || recent(sends, now) + recent(given, now) >= share;) await sleep(1_000, signal);
+      given.push(Date.now());
     },
   };
 }
