@@ -1,4 +1,4 @@
-// A webhook flood (issue 27's measurement, not a test): 1.5 GiB posted to the fulfillment
+// A webhook flood (a measurement, not a test): 1.5 GiB posted to the fulfillment
 // kit's webhook handler on node:http, in both of its Node forms, and what it costs the server.
 // Done when every case is answered 401 or 413 and the server's peak RSS grows by less than
 // 64 MB in each.
@@ -32,7 +32,7 @@ const CASE_TIMEOUT_MS = 30_000;
 const STALL_MS = 1000;
 const MB = 1e6;
 
-// FLOOD_FORMS=fetch runs one form only (the kit before issue 27 had no Node form).
+// FLOOD_FORMS=fetch runs one form only (the kit before the bound had no Node form).
 const FORMS = (process.env.FLOOD_FORMS ?? 'node,fetch').split(',');
 
 if (process.argv[2] === '--server') await server();

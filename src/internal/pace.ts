@@ -1,4 +1,4 @@
-// The client's polling budget (issue 27): a sliding 60 s window of every attempt the client
+// The client's polling budget: a sliding 60 s window of every attempt the client
 // sends. What the SDK sends on its own (waitForOutcome's polls, the fulfilment kit's verifies)
 // first waits for a slot in it; the merchant's own calls are counted and never held (a limit
 // raised on the server must not become a queue in the client).

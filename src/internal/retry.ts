@@ -19,7 +19,7 @@ export type RetryMode = 'safe' | 'create' | 'push' | 'once';
 export const sendsKey = (mode: RetryMode): boolean => mode === 'create' || mode === 'once';
 
 /** Modes whose retries are limited to requests that provably never reached the server, or 429. */
-export const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'once';
+const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'once';
 
 /** Statuses worth another attempt. Never a 3xx: redirects are refused, not retried. */
 export const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];

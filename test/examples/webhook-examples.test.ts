@@ -558,7 +558,7 @@ describe('Workers example: waitUntil, bindings, rotation', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// Headers first, bodies bounded (issue 27): each example refuses an unsigned or stale delivery
+// Headers first, bodies bounded: each example refuses an unsigned or stale delivery
 // before reading its body, and reads at most 1 MiB. Over real sockets (Express, node:http) a
 // flood keeps sending after its answer: it gets the answer while still sending, and the
 // server stops reading the connection (no drain of the rest); the Fetch routes are given

@@ -1,4 +1,4 @@
-// handleWebhook reads what it must and no more (issue 27): the headers are checked before a
+// handleWebhook reads what it must and no more: the headers are checked before a
 // byte of the body is read (an unsigned or stale delivery is 401 unread), a declared
 // content-length over maxBodyBytes is 413 unread, and a body that streams past it is 413 with
 // at most one chunk read beyond the bound, its source let go (a Fetch stream cancelled, a

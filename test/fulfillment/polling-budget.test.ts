@@ -1,4 +1,4 @@
-// The kit's own sends within the client's polling budget (issue 27): `reconcile` and the
+// The kit's own sends within the client's polling budget: `reconcile` and the
 // inbox's background processing verify each payment after a slot of the pacer the client keeps
 // under Symbol.for('business-payments.pace'); a client without one (a test's fake) is not paced.
 // End to end: a reconcile of 45 payments against the sandbox at 20 requests a minute, on fake

@@ -1,4 +1,4 @@
-// The polling budget's pacer (src/internal/pace.ts, issue 27): a sliding 60 s window of every
+// The polling budget's pacer (src/internal/pace.ts): a sliding 60 s window of every
 // send, the 3/4 share of what the SDK sends on its own, the pause after a 429, and a property
 // test over random sends, polls, 429s and time steps. Time is virtual (fake timers move
 // Date.now and setTimeout together).

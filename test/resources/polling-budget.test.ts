@@ -1,4 +1,4 @@
-// The polling budget (issue 27) against the sandbox, in process (mock.handle) on fake timers:
+// The polling budget against the sandbox, in process (mock.handle) on fake timers:
 // the client, its pacer and the sandbox's own rate limit (120 a minute per merchant) run on one
 // virtual clock, so minutes pass in milliseconds. What the SDK sends on its own (waitForOutcome's
 // polls) keeps within the budget and never meets a 429; the merchant's own calls never wait;
