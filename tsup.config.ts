@@ -18,6 +18,7 @@ export default defineConfig([
       fulfillment: 'src/fulfillment.ts',
       'fulfillment/postgres': 'src/fulfillment-postgres.ts',
       'fulfillment/redis': 'src/fulfillment-redis.ts',
+      payouts: 'src/payouts.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

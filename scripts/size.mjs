@@ -12,7 +12,7 @@
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
-const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144 };
+const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144, payouts: 6_144 };
 /** @type {Record<string, number>} */
 const CEILING = {
   // The kit under real conditions (issue 26: the inbox and its worker, renewed leases,
@@ -23,7 +23,9 @@ const CEILING = {
   // Raised 7,936 → 8,384 B for the hardening of its webhook route: the headers checked before
   // the body, the body read bounded (a Fetch stream, a Node request, a content-length; 413), the
   // polling budget for its verifies, and a 500 that keeps a handler's words in the log (8,352 B).
-  fulfillment: 8_384,
+  // Raised 8,384 → 8,576 B for payout intents in memoryStore() (its `payouts` part, for tests and
+  // the payout kit's one-process runs: 8,543 B); the payouts entry has its own budget.
+  fulfillment: 8_576,
 };
 let failed = false;
 const notes = [];
@@ -37,6 +39,8 @@ const ENTRIES = {
   fulfillment: "export * from './dist/fulfillment.js';",
   'fulfillment/postgres': "export * from './dist/fulfillment/postgres.js';",
   'fulfillment/redis': "export * from './dist/fulfillment/redis.js';",
+  // What a settlement job ships beside its store: the payout-intent kit.
+  payouts: "export * from './dist/payouts.js';",
 };
 /** `contents` bundled and minified as a bundler ships it for a browser: the output bytes. */
 async function bundled(contents) {

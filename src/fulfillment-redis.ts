@@ -17,3 +17,5 @@ export type {
   InboxState,
   InboxStore,
 } from './fulfillment/store.js';
+// The intent part of a store, for `createPayouts` (business-payments/payouts).
+export type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './payouts/store.js';

@@ -37,3 +37,5 @@ export {
 } from './fulfillment/store.js';
 // The gross a customer paid, on either generation: what an order's price is compared with.
 export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';
+// The intent part of a store, for `createPayouts` (business-payments/payouts).
+export type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './payouts/store.js';

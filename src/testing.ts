@@ -15,6 +15,7 @@ export type {
   MockGateway,
   MockMerchant,
   MockRequestLogEntry,
+  MockPayoutBehaviour,
   MockServer,
   MockService,
   MockServiceOptions,

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 
 /** Where a command writes, and what it may read: `process` in the bin, captured in tests. */
@@ -185,4 +188,25 @@ export function printUsageError(io: CliIo, command: string, error: UsageError, u
 export function printFailure(io: CliIo, command: string, error: unknown): number {
   io.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
   return EXIT_FAILURE;
+}
+
+/**
+ * Imports the merchant's own module given as `--<flag> FILE` (relative to `cwd`): the one
+ * dynamic import of the CLI (`reconcile --fulfillment`, `payouts --payouts`). No file there is
+ * a `UsageError`; a module Node cannot load, an error saying why.
+ */
+export async function importModule(flag: string, file: string, cwd: string): Promise<Record<string, unknown>> {
+  const path = resolve(cwd, file);
+  if (!existsSync(path)) throw new UsageError(`--${flag}: no file at ${path}`);
+  try {
+    return (await import(/* @vite-ignore */ pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    const hint =
+      (error as { code?: unknown } | null)?.code === 'ERR_UNKNOWN_FILE_EXTENSION'
+        ? ' (this Node does not run TypeScript: point at the compiled .js, or run the CLI through a loader such as tsx)'
+        : '';
+    throw new Error(`--${flag} ${file} could not be loaded: ${error instanceof Error ? error.message : String(error)}${hint}`, {
+      cause: error,
+    });
+  }
 }

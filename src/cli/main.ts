@@ -1,5 +1,6 @@
 import { EXIT_OK, printFailure, printUsageError, UsageError, type CliIo, type Command } from './args.js';
 import { doctor } from './doctor.js';
+import { payouts } from './payouts.js';
 import { reconcile } from './reconcile.js';
 import { sandbox } from './sandbox.js';
 import { sign } from './sign.js';
@@ -9,12 +10,12 @@ import { VERSION } from '../version.js';
 
 export type { CliIo } from './args.js';
 
-const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor, reconcile];
+const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor, reconcile, payouts];
 
 const usage = `Usage: business-payments <command> [options]
 
 The Business Payments SDK's command line: a local sandbox, request signing, webhook tools,
-an integration check and the reconcile sweep.
+an integration check, the reconcile sweep and payout intents.
 
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join('\n')}

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Fulfillment, ReconcileReport } from '../fulfillment.js';
 import { sinceWindow } from '../fulfillment/window.js';
 import { ConfigurationError, PaymentsClient } from '../index.js';
@@ -11,6 +8,7 @@ import {
   duration,
   EXIT_FAILURE,
   EXIT_OK,
+  importModule,
   parseCommandArgs,
   printHelp,
   required,
@@ -143,20 +141,7 @@ function parseSince(value: string, now: number): Date {
 
 /** Imports the merchant's module and finds its `Fulfillment`. */
 async function loadFulfillment(file: string, cwd: string): Promise<Pick<Fulfillment, 'reconcile'>> {
-  const path = resolve(cwd, file);
-  if (!existsSync(path)) throw new UsageError(`--fulfillment: no file at ${path}`);
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(/* @vite-ignore */ pathToFileURL(path).href)) as Record<string, unknown>;
-  } catch (error) {
-    const hint =
-      (error as { code?: unknown } | null)?.code === 'ERR_UNKNOWN_FILE_EXTENSION'
-        ? ' (this Node does not run TypeScript: point at the compiled .js, or run the CLI through a loader such as tsx)'
-        : '';
-    throw new Error(`--fulfillment ${file} could not be loaded: ${error instanceof Error ? error.message : String(error)}${hint}`, {
-      cause: error,
-    });
-  }
+  const module = await importModule('fulfillment', file, cwd);
   const named = (value: unknown) => (value as { fulfillment?: unknown } | null | undefined)?.fulfillment;
   const found = [module.fulfillment, module.default, named(module.default)].find(
     (value) => typeof (value as { reconcile?: unknown } | null | undefined)?.reconcile === 'function',

@@ -5,7 +5,9 @@
 // (process killed, connection dropped) loses its claim at once: the server rolls its
 // transaction back and frees the lock. What the handler writes through `db` (the claim's own
 // connection) commits with the outcome, or not at all. The inbox is a table of its own, taken
-// with FOR UPDATE SKIP LOCKED and timed on the database's clock.
+// with FOR UPDATE SKIP LOCKED and timed on the database's clock. The payout intents
+// (src/payouts/postgres.ts) are two more tables, outside any claim.
+import { postgresIntents } from '../payouts/postgres.js';
 import type { ClaimResult, FulfillmentStore, InboxRecord, InboxStore, StoreClaim } from './store.js';
 
 /**
@@ -30,7 +32,7 @@ export interface PostgresStoreOptions {
   /**
    * The table of recorded outcomes: a plain or schema-qualified name (letters, digits, `_`;
    * not quoted). Default `business_payments_fulfillment`. The store's other tables are named
-   * after it (`_open`, `_inbox`).
+   * after it (`_open`, `_inbox`, `_payouts`, `_payout_ids`).
    */
   table?: string;
   /**
@@ -45,7 +47,9 @@ export interface PostgresStoreOptions {
  * The schema of {@link postgresStore}'s tables (under the default name), for your migrations:
  * the recorded outcomes (and the attempt counts), `_open` the payments reported but not
  * settled yet, which `reconcile` re-verifies on a server without a payment list (the earlier
- * generation), and `_inbox` the verified deliveries waiting to be processed.
+ * generation), `_inbox` the verified deliveries waiting to be processed, and the payout
+ * intents (`store.payouts`): `_payouts` (the intent's JSON in `data`; `key` compares byte-wise,
+ * `COLLATE "C"`, for lists in key order) and `_payout_ids` (which intent holds a payout id).
  */
 // The index name is quoted: under a schema-qualified table name it holds a dot, and an index
 // lives in its table's schema.
@@ -70,7 +74,18 @@ CREATE TABLE IF NOT EXISTS business_payments_fulfillment_inbox (
   token text,
   received_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX IF NOT EXISTS "business_payments_fulfillment_inbox_due" ON business_payments_fulfillment_inbox (due, seq) WHERE state = 'pending'`;
+CREATE INDEX IF NOT EXISTS "business_payments_fulfillment_inbox_due" ON business_payments_fulfillment_inbox (due, seq) WHERE state = 'pending';
+CREATE TABLE IF NOT EXISTS business_payments_fulfillment_payouts (
+  key text COLLATE "C" PRIMARY KEY,
+  state text NOT NULL,
+  version int NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "business_payments_fulfillment_payouts_state" ON business_payments_fulfillment_payouts (state, key);
+CREATE TABLE IF NOT EXISTS business_payments_fulfillment_payout_ids (
+  payout_id text PRIMARY KEY,
+  key text NOT NULL
+)`;
 
 const DEFAULT_TABLE = 'business_payments_fulfillment';
 const BUSY = { busy: true } as const;
@@ -183,8 +198,12 @@ const rollback = (session: Session) =>
  * - The inbox (`_inbox` table): any number of workers on any number of connections take due
  *   records with `FOR UPDATE SKIP LOCKED`, fenced by a token; due times are on the database's
  *   clock. Like `outcome`, it runs outside any claim (on a single connection: in the queue).
- * - The tables (`business_payments_fulfillment`, `_open`, `_inbox`, see
- *   {@link POSTGRES_STORE_SQL}) are created on first use unless `createTable: false`.
+ * - The payout intents (`store.payouts`, for `createPayouts`): a row per intent in `_payouts`
+ *   (state and version as columns, the intent as JSON text), the payout ids they hold in
+ *   `_payout_ids`; every change one statement (a swap is an UPDATE on the version), outside
+ *   any claim (on a single connection: in the queue).
+ * - The tables (`business_payments_fulfillment`, `_open`, `_inbox`, `_payouts`, `_payout_ids`,
+ *   see {@link POSTGRES_STORE_SQL}) are created on first use unless `createTable: false`.
  *
  * @example
  * ```ts
@@ -254,6 +273,7 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
       return Number((row as { outcome: string }).outcome);
     },
     inbox: postgresInbox(`${table}_inbox`, rows),
+    payouts: postgresIntents(table, rows),
   };
 }
 
@@ -338,12 +358,11 @@ async function tryClaim(
 // turns on an advisory lock, in one statement (a DO block: its own transaction, any
 // connection). A table that exists needs no CREATE privilege: it is looked up first.
 async function ensureTable(table: string, read: Read): Promise<void> {
-  // Every table: a store created before the `_open` or `_inbox` table existed gains it here.
-  const { rows } = await read('SELECT num_nulls(to_regclass($1), to_regclass($2), to_regclass($3)) = 0 AS found', [
-    table,
-    `${table}_open`,
-    `${table}_inbox`,
-  ]);
+  // Every table: a store created before the `_open`, `_inbox` or payout tables existed gains them here.
+  const { rows } = await read(
+    'SELECT num_nulls(to_regclass($1), to_regclass($2), to_regclass($3), to_regclass($4), to_regclass($5)) = 0 AS found',
+    ['', '_open', '_inbox', '_payouts', '_payout_ids'].map((name) => table + name),
+  );
   if ((rows[0] as { found: boolean }).found) return;
   // `table` is an SQL name (checked): safe inside the literal and the statement.
   const lock = `PERFORM pg_advisory_xact_lock(hashtextextended('business-payments:create:${table}', 0))`;

@@ -3,7 +3,9 @@
 // event: `<prefix><key>` holds a claim's random token while a handler runs (with the lease
 // as its expiry, so a crashed holder's claim runs out by itself), then `done:<outcome>` for
 // good. Every decision is one Lua script, so it is atomic across every process and client.
-// The inbox lives under `<prefix>{inbox}:` (see redisStore), timed on the Redis server's clock.
+// The inbox lives under `<prefix>{inbox}:` (see redisStore), timed on the Redis server's clock;
+// the payout intents under `<prefix>{payouts}:` (src/payouts/redis.ts).
+import { redisIntents } from '../payouts/redis.js';
 import type { ClaimResult, FulfillmentStore, InboxRecord, InboxState, InboxStore } from './store.js';
 
 /** A node-redis (4+) client or cluster: `createClient()`, `createCluster()`. */
@@ -150,6 +152,12 @@ const record = (reply: unknown[], i: number): InboxRecord => ({
  * sequence): the `{inbox}` hash tag keeps them in one slot of a Redis Cluster, so each step
  * stays one atomic script.
  *
+ * The payout intents (`store.payouts`, for `createPayouts`) are under `<prefix>{payouts}:` (one
+ * slot too): a hash per intent (`i:<key>`: state, version, the intent's JSON as written), a
+ * sorted set per state (`s:<state>`, listed in key order) and `ids` (payout id → key). Every
+ * change is one script, a swap compares the version; none of these keys expires, whatever
+ * `keepDoneMs`.
+ *
  * Durability is your Redis's: with persistence off (or a failover that loses recent writes),
  * a recorded outcome or an inbox record can be lost and its handler run again (or never).
  *
@@ -218,6 +226,7 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
     },
     attempt: async (order) => Number(text(await run(ATTEMPT, [`attempts:${order}`], []))),
     inbox: redisInbox(run),
+    payouts: redisIntents(run),
   };
 }
 

@@ -1,6 +1,7 @@
 // The store behind the fulfillment kit: who holds a payment's (or an event's) claim right
 // now, and which outcome is already recorded. Small on purpose, so a merchant can bring
 // DynamoDB or anything else with a conditional write.
+import { memoryIntents, type PayoutIntentStore } from '../payouts/store.js';
 
 /**
  * A claim won on one key: run the handler, then `complete` (the outcome is recorded and the
@@ -70,6 +71,8 @@ export interface FulfillmentStore<Db = unknown> {
   attempt?(order: string): Promise<number>;
   /** Where verified deliveries wait to be processed (the kit's inbox). Without it, `inbox: true` is refused. */
   readonly inbox?: InboxStore | undefined;
+  /** Where payout intents live (`createPayouts` from `business-payments/payouts`). */
+  readonly payouts?: PayoutIntentStore | undefined;
 }
 
 /**
@@ -169,6 +172,7 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   return {
     durable: false,
     inbox: memoryInbox(now),
+    payouts: memoryIntents(),
     async claim(key, leaseMs) {
       const entry = entries.get(key);
       if (typeof entry === 'string') return { done: entry };

@@ -69,6 +69,8 @@ const ENTRIES: Record<string, string> = {
   'business-payments/fulfillment/postgres': 'src/fulfillment-postgres.ts',
   'business-payments/fulfillment/redis': 'src/fulfillment-redis.ts',
   'business-payments/webhooks': 'src/webhooks.ts',
+  'business-payments/payouts': 'src/payouts.ts',
+  'business-payments/testing': 'src/testing.ts',
 };
 
 /**

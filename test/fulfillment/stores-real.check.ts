@@ -1,12 +1,15 @@
-// The conformance suite (./conformance.ts) on real servers: postgresStore over a `pg` Pool on
-// PostgreSQL, redisStore over node-redis and over ioredis on Redis. Run by `npm run
+// The conformance suites on real servers: the store's (./conformance.ts) and its payout
+// intents' (../payouts/conformance.ts), postgresStore over a `pg` Pool on PostgreSQL,
+// redisStore over node-redis and over ioredis on Redis. Run by `npm run
 // test:stores` (scripts/stores.mjs), which starts throwaway servers and passes them in
 // BP_TEST_PG_URL and BP_TEST_REDIS_URL. Not a *.test.ts: plain `npm test` never runs it.
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { redisStore } from '../../src/fulfillment/redis.js';
 import type { FulfillmentStore } from '../../src/fulfillment/store.js';
+import { intentOf, runIntentConformance } from '../payouts/conformance.js';
 import { postgresKill, runStoreConformance } from './conformance.js';
+import { describe, expect, test } from 'vitest';
 
 const { BP_TEST_PG_URL: pgUrl, BP_TEST_REDIS_URL: redisUrl } = process.env;
 if (!pgUrl || !redisUrl) throw new Error('run by `npm run test:stores`: it starts the servers and sets BP_TEST_PG_URL, BP_TEST_REDIS_URL');
@@ -19,7 +22,7 @@ const freshPrefix = () => `bp-test:${crypto.randomUUID()}:`;
  * separate processes would have): completion must be visible through another connection,
  * and concurrent claims from several instances race across connections.
  */
-function rotating<T>(clients: T[], make: (client: T) => FulfillmentStore) {
+function rotating<T, Store = FulfillmentStore>(clients: T[], make: (client: T) => Store) {
   let next = 0;
   return () => make(clients[next++ % clients.length]!);
 }
@@ -72,4 +75,56 @@ runStoreConformance('redis (ioredis, Redis server)', async () => {
     makeStore: rotating(clients, (client) => redisStore(client, { prefix })),
     close: async () => void (await Promise.all(clients.map((client) => client.quit()))),
   };
+});
+
+// The payout intents, on the same servers: each new instance over the next pool or client.
+runIntentConformance('postgres (pg Pool, PostgreSQL server)', async () => {
+  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../../src/fulfillment/postgres.js')]);
+  const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: pgUrl, max: 10 }));
+  return {
+    makeStore: rotating(pools, (pool) => postgresStore(pool).payouts!),
+    close: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
+  };
+});
+
+runIntentConformance('redis (node-redis, Redis server)', async () => {
+  const clients = await Promise.all([1, 2, 3].map(() => createClient({ url: redisUrl }).connect()));
+  const prefix = freshPrefix();
+  return {
+    makeStore: rotating(clients, (client) => redisStore(client, { prefix }).payouts!),
+    close: async () => void (await Promise.all(clients.map((client) => client.close()))),
+  };
+});
+
+runIntentConformance('redis (ioredis, Redis server)', async () => {
+  const clients = [1, 2, 3].map(() => new Redis(redisUrl, { maxRetriesPerRequest: 1 }));
+  const prefix = freshPrefix();
+  return {
+    makeStore: rotating(clients, (client) => redisStore(client, { prefix }).payouts!),
+    close: async () => void (await Promise.all(clients.map((client) => client.quit()))),
+  };
+});
+
+describe('payout intents: redis keys (node-redis, Redis server)', () => {
+  test('a hash per intent holding the JSON as given, a set per state, the ids hash: none expires, whatever keepDoneMs', async () => {
+    const client = await createClient({ url: redisUrl }).connect();
+    try {
+      const prefix = freshPrefix();
+      const store = redisStore(client, { prefix, keepDoneMs: 1 }).payouts!;
+      const intent = intentOf('K1', { amount: 0.1 + 0.2, payout: { amount: 1e-7, big: 2 ** 60 } });
+      await store.add(intent);
+      const moved = { ...intent, version: 2, state: 'sent' as const };
+      expect(await store.swap(moved)).toBe(true);
+      expect(await store.bind('po_1', 'K1')).toBe('K1');
+      await new Promise((resolve) => setTimeout(resolve, 20)); // past keepDoneMs
+      const key = (name: string) => `${prefix}{payouts}:${name}`;
+      expect(await client.hGetAll(key('i:K1'))).toEqual({ state: 'sent', version: '2', intent: JSON.stringify(moved) });
+      expect(await client.zRange(key('s:sent'), 0, -1)).toEqual(['K1']);
+      expect(await client.exists(key('s:pending'))).toBe(0);
+      expect(await client.hGetAll(key('ids'))).toEqual({ po_1: 'K1' });
+      for (const name of ['i:K1', 's:sent', 'ids']) expect(await client.pTTL(key(name))).toBe(-1);
+    } finally {
+      client.destroy();
+    }
+  });
 });

@@ -1,19 +1,24 @@
-// The web console at the sandbox's root URL: payments, webhook events with every attempt,
-// and the actions a developer needs while building an integration (settle a pending payment,
-// resend an event, send a test event anywhere). Plain server-rendered HTML: every action is
-// a form that POSTs and redirects back (303), so it works without JavaScript; a small inline
-// script only refreshes the page while something is pending.
+// The web console at the sandbox's root URL: payments, payouts, webhook events with every
+// attempt, and the actions a developer needs while building an integration (settle a pending
+// payment, resend an event, send a test event anywhere, switch how payouts are answered).
+// Plain server-rendered HTML: every action is a form that POSTs and redirects back (303), so
+// it works without JavaScript; a small inline script only refreshes the page while something
+// is pending.
 //
 // It is a local development tool and takes no credentials. Forms carry a per-service token
 // that only a page of this origin can read (the console sends no CORS headers), so another
-// site open in the same browser cannot settle payments or send events.
+// site open in the same browser cannot settle payments or send events. The payout switch also
+// takes a JSON body (a script's control call), with the same token in it and the same guard:
+// a page of another site can neither read the token nor send JSON here (no CORS answer).
 import type { Ctx } from './context.js';
 import { queueIpn, resendIpn } from './earlier-ipn.js';
 import type { EarlierPaymentRow } from './earlier-payments.js';
 import type { PaymentRow } from './payments.js';
-import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './types.js';
+import { payoutBehaviour, type PayoutRow } from './payouts.js';
+import { errorResponse, json } from './responses.js';
+import type { MockDeliveryAttempt, MockMerchant, MockPayoutBehaviour, MockWebhookEvent } from './types.js';
 import { formOf, type Exchange, type Step } from './router.js';
-import { html, safeEqual } from './util.js';
+import { html, isObject, safeEqual } from './util.js';
 import { isHttpUrl } from './validation.js';
 import { EVENT_TYPES, resendEvent, webhookSecretOf } from './webhooks.js';
 
@@ -65,11 +70,13 @@ export const pageView: Step = async (_x, next) => {
 /**
  * Step of the console's POST rows: a form posted from another site carries that site's Origin
  * and is refused even before the token, compared in constant time (the console's only credential).
+ * A JSON body (Content-Type application/json, which a page of another site cannot send here
+ * without a CORS preflight the console never answers) carries the token as its `token` field.
  */
 export const formToken: Step = async (x, next) => {
   const c = consoleOf(x);
   const crossSite = c.origin !== null && c.origin !== new URL(c.base).origin;
-  if (!crossSite && safeEqual(formOf(x).get('token') ?? '', c.token)) return next();
+  if (!crossSite && safeEqual(postedToken(x), c.token)) return next();
   return page(
     403,
     'Refused',
@@ -77,7 +84,27 @@ export const formToken: Step = async (x, next) => {
   );
 };
 
-/** GET / (for a browser), /console: the payments, the events and the test-event form. */
+/** Whether a console POST is a JSON control call (else an HTML form). */
+const isJsonPost = (x: Exchange): boolean => /^application\/([\w.-]+\+)?json\b/i.test((x.request.headers.get('content-type') ?? '').trim());
+
+/** A JSON control call's body, or undefined when it is not a JSON object. */
+function jsonOf(x: Exchange): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(x.rawBody));
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The token a console POST carries: the form's `token` field, or a JSON body's. */
+function postedToken(x: Exchange): string {
+  if (!isJsonPost(x)) return formOf(x).get('token') ?? '';
+  const token = jsonOf(x)?.token;
+  return typeof token === 'string' ? token : '';
+}
+
+/** GET / (for a browser), /console: the payments, the payouts, the events and the test-event form. */
 export const consoleHome = (x: Exchange): Response => page(200, 'Sandbox console', home(consoleOf(x)));
 /** GET /console/payments/{trx} */
 export const consolePayment = (x: Exchange): Response => paymentPage(consoleOf(x), x.params.trx!);
@@ -89,6 +116,8 @@ export const consoleSettle = (x: Exchange): Promise<Response> => settleAction(co
 export const consoleResend = (x: Exchange): Promise<Response> => resendAction(consoleOf(x), x.params.id!);
 /** POST /console/events/test */
 export const consoleTestEvent = (x: Exchange): Promise<Response> => testEventAction(consoleOf(x), formOf(x));
+/** POST /console/payouts/behaviour: the Payouts switch (a form, or a JSON control call). */
+export const consolePayoutBehaviour = (x: Exchange): Response => payoutBehaviourAction(consoleOf(x), x);
 /** Any other console path. */
 export const consoleNotFound = (): Response => notFound();
 /** A console path with a method other than GET, HEAD and POST. */
@@ -106,6 +135,58 @@ async function settleAction(c: ConsoleContext, trx: string, form: URLSearchParam
   c.ctx.settle(trx, outcome, outcome === 'success' ? {} : { reason, message: FAILURE_REASONS[reason as keyof typeof FAILURE_REASONS] });
   await c.settle();
   return redirect(`${c.base}/console/payments/${encodeURIComponent(trx)}`);
+}
+
+// A form redirects back to the console (303); a JSON call gets the behaviour now in force (200)
+// or 400 with the error shape.
+function payoutBehaviourAction(c: ConsoleContext, x: Exchange): Response {
+  if (c.ctx.generation === 'earlier') return notFound(); // that generation has no payouts
+  const asJson = isJsonPost(x);
+  const refuse = (message: string) => (asJson ? errorResponse(400, 'Bad Request', message) : badRequest(c, message));
+  try {
+    let changes: Record<string, unknown>;
+    if (asJson) {
+      const body = jsonOf(x);
+      if (!body) return refuse('The body must be a JSON object: { token, answer?, settleAs?, settleAfterMs?, loseAnswer? }.');
+      const { token: _token, ...rest } = body;
+      changes = rest;
+    } else changes = behaviourForm(formOf(x));
+    const now = payoutBehaviour(c.ctx, changes, 'Payout behaviour');
+    return asJson ? json(200, now) : redirect(`${c.base}/#payouts`);
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) return refuse(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The Payouts form's fields as behaviour changes: `answer`, `settleAs`, `settleAfter` (seconds),
+ * `loseAnswer` (a checkbox: lose every answer) else `losePercent` (0–100). An absent field
+ * changes nothing.
+ */
+function behaviourForm(form: URLSearchParams): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  const answer = form.get('answer');
+  if (answer !== null) changes.answer = answer;
+  const settleAs = form.get('settleAs');
+  if (settleAs !== null) changes.settleAs = settleAs;
+  const after = form.get('settleAfter')?.trim();
+  if (after) {
+    const seconds = Number(after);
+    if (!Number.isFinite(seconds) || seconds < 0)
+      throw new RangeError(`Settle after must be a number of seconds ≥ 0, not ${JSON.stringify(after)}.`);
+    changes.settleAfterMs = Math.round(seconds * 1000);
+  }
+  const always = form.get('loseAnswer');
+  const percent = form.get('losePercent')?.trim();
+  if (always !== null && always !== '0') changes.loseAnswer = 1;
+  else if (always === '0' || percent !== undefined) {
+    const share = percent ? Number(percent) : 0;
+    if (!(share >= 0 && share <= 100))
+      throw new RangeError(`Lose answers must be a percentage from 0 to 100, not ${JSON.stringify(percent)}.`);
+    changes.loseAnswer = share / 100;
+  }
+  return changes;
 }
 
 async function resendAction(c: ConsoleContext, id: string): Promise<Response> {
@@ -174,7 +255,8 @@ function sampleIpnData(ctx: Ctx, merchantName: string): Record<string, unknown> 
 function home(c: ConsoleContext): string {
   const payments = [...c.ctx.state.payments.values()].slice(-LIST_LIMIT).reverse() as unknown as PaymentRow[];
   const events = c.ctx.state.events.slice(-LIST_LIMIT).reverse();
-  const pending = payments.some((p) => p.status === 'pending') || events.some((e) => e.status === 'pending');
+  const payoutSettling = c.ctx.scheduler.pending().some((task) => task.label.startsWith('payout '));
+  const pending = payments.some((p) => p.status === 'pending') || events.some((e) => e.status === 'pending') || payoutSettling;
   const merchant = c.ctx.state.merchants[0];
   const words = wording(c);
   return `<header><h1>Sandbox console</h1><p class="muted">${words.header}</p></header>
@@ -191,6 +273,7 @@ ${words.secret(merchant)}</dl>
 <section id="payments"><h2>Payments <span class="muted">(newest ${LIST_LIMIT})</span></h2>
 ${payments.length === 0 ? '<p class="muted">No payments yet: create one through the API (payments.create).</p>' : paymentsTable(c, payments)}
 </section>
+${c.ctx.generation === 'earlier' ? '' : payoutsSection(c)}
 <section id="events"><h2>Webhook events <span class="muted">(newest ${LIST_LIMIT})</span></h2>
 ${events.length === 0 ? '<p class="muted">No events yet: they are sent when a payment settles, or from the form below.</p>' : eventsTable(c, events)}
 </section>
@@ -236,6 +319,57 @@ function paymentsTable(c: ConsoleContext, rows: PaymentRow[]): string {
     )
     .join('\n');
   return `<table><thead><tr><th>Transaction</th><th>Reference</th><th>Amount</th><th>Status</th><th>Mode</th><th>Environment</th><th>Created</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+const ANSWER_LABELS: Record<MockPayoutBehaviour['answer'], string> = {
+  normal: 'normal (by amount)',
+  INPROGRESS: 'INPROGRESS, settles later',
+  AMBIGUOUS: 'AMBIGUOUS, settles later',
+};
+
+/** What the behaviour does, in words. */
+function behaviourWords(b: MockPayoutBehaviour): string {
+  const answer =
+    b.answer === 'normal'
+      ? 'New payouts are answered by amount (12.12 INPROGRESS, 13.13 AMBIGUOUS, 14.14 FAILED, else SUCCESS).'
+      : `Every new payout answers ${b.answer} and becomes ${b.settleAs}${b.settleAs === 'FAILED' ? ' (refunded)' : ''} ${b.settleAfterMs / 1000} s later (× timeScale).`;
+  const lost =
+    b.loseAnswer === 0
+      ? 'No answer is lost.'
+      : `${b.loseAnswer === 1 ? 'Every' : `${percentOf(b.loseAnswer)} % of the`} payout answer${b.loseAnswer === 1 ? ' is' : 's are'} lost (the payout is made; a replay with the same Idempotency-Key gets the answer).`;
+  return `${answer} ${lost}`;
+}
+
+const percentOf = (share: number) => Number((share * 100).toPrecision(12));
+
+/** The Payouts switch and the newest payouts. */
+function payoutsSection(c: ConsoleContext): string {
+  const b = payoutBehaviour(c.ctx);
+  const rows = [...c.ctx.state.payouts.values()].slice(-LIST_LIMIT).reverse() as unknown as PayoutRow[];
+  const options = <T extends string>(values: readonly T[], current: T, label: (v: T) => string = (v) => v) =>
+    values.map((v) => `<option value="${html(v)}"${v === current ? ' selected' : ''}>${html(label(v))}</option>`).join('');
+  return `<section id="payouts"><h2>Payouts <span class="muted">(newest ${LIST_LIMIT})</span></h2>
+<p class="muted" id="payout-behaviour">${html(behaviourWords(b))}</p>
+<form method="post" action="${html(c.base)}/console/payouts/behaviour" class="inline">
+${tokenField(c)}
+<label>Answer <select name="answer">${options(['normal', 'INPROGRESS', 'AMBIGUOUS'] as const, b.answer, (v) => ANSWER_LABELS[v])}</select></label>
+<label>then settle as <select name="settleAs">${options(['SUCCESS', 'FAILED'] as const, b.settleAs)}</select></label>
+<label>after <input name="settleAfter" type="number" min="0" step="any" size="6" value="${html(b.settleAfterMs / 1000)}"> s</label>
+<label><input name="loseAnswer" type="checkbox" value="1"${b.loseAnswer === 1 ? ' checked' : ''}> lose every answer</label>
+<label>or lose <input name="losePercent" type="number" min="0" max="100" step="any" size="4" value="${html(b.loseAnswer === 1 ? 0 : percentOf(b.loseAnswer))}"> % of them</label>
+<button type="submit">Apply</button></form>
+${rows.length === 0 ? '<p class="muted">No payouts yet: make one through the API (payouts.create).</p>' : payoutsTable(rows)}
+</section>`;
+}
+
+function payoutsTable(rows: PayoutRow[]): string {
+  const body = rows
+    .map(
+      (p) =>
+        `<tr><td><code>${html(p.id)}</code></td><td class="num">${html(p.amount)} ${html(p.currency)}</td><td>${badge(p.status)}</td><td>${html(p.environment)}</td><td>${html(p.created_at)}</td><td>${html(p.updated_at)}</td></tr>`,
+    )
+    .join('\n');
+  return `<table><thead><tr><th>Payout</th><th>Amount</th><th>Status</th><th>Environment</th><th>Created</th><th>Updated</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
 function eventsTable(c: ConsoleContext, events: MockWebhookEvent[]): string {
@@ -340,7 +474,8 @@ function next(c: ConsoleContext, e: MockWebhookEvent): string {
 }
 
 function badge(status: string): string {
-  const tone = ['success', 'delivered'].includes(status) ? 'good' : ['failed', 'abandoned'].includes(status) ? 'bad' : 'wait';
+  const word = status.toLowerCase(); // payouts say SUCCESS and FAILED
+  const tone = ['success', 'delivered'].includes(word) ? 'good' : ['failed', 'abandoned'].includes(word) ? 'bad' : 'wait';
   return `<span class="badge ${tone}">${html(status)}</span>`;
 }
 

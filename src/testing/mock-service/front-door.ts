@@ -1,11 +1,13 @@
 // What every request goes through around the router: a failure becomes a 500, every answer
 // gets a Date, an API answer its CORS headers and an X-Request-Id, and each request but a
 // console page view is logged (state.requests, onRequest), after which the bounded stores
-// are trimmed.
+// are trimmed. An answer marked lost (payout behaviour `loseAnswer`; responses.ts LOST) is
+// logged with status 0 and becomes `Response.error()`: msw makes that a network error, the
+// HTTP adapter resets the connection.
 import { PAGE_VIEWS } from './console.js';
 import type { Ctx } from './context.js';
 import { allowCors } from './cors.js';
-import { errorResponse, RAW_TEXT } from './responses.js';
+import { errorResponse, LOST, LOST_REASON, RAW_TEXT } from './responses.js';
 import type { HandleContext } from './router.js';
 import type { MockRequestLogEntry } from './types.js';
 import { capList, capMap } from './util.js';
@@ -22,6 +24,10 @@ export function frontDoor(ctx: Ctx, route: Route, onRequest?: (entry: MockReques
     const path = via.rawTarget ?? targetOf(request);
     // The spec names no request id header; this sandbox sends X-Request-Id, as many services do.
     const requestId = `req_${(++requestCount).toString(36).padStart(6, '0')}`;
+    if (LOST.has(response)) {
+      record(ctx, { method: request.method.toUpperCase(), path, status: 0, at, reason: LOST_REASON, requestId }, onRequest);
+      return Response.error();
+    }
     stamp(response, at, path.includes('/api/') ? requestId : undefined);
     if (PAGE_VIEWS.has(response)) return response; // a console page view: not an API request
     const entry: MockRequestLogEntry = { method: request.method.toUpperCase(), path, status: response.status, at, requestId };

@@ -257,6 +257,7 @@ function requestListener(
       if (!incoming) return;
       const { request, rawTarget, body } = incoming;
       const response = await handleWith(request, { rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown', rawBody: body });
+      if (response.type === 'error') return loseAnswer(req.socket);
       await writeResponse(res, response, method === 'HEAD');
     } catch (error) {
       if (!res.headersSent) {
@@ -267,6 +268,15 @@ function requestListener(
       }
     }
   };
+}
+
+/**
+ * A lost answer (`Response.error()`: payout behaviour `loseAnswer`): nothing is written, the
+ * connection is reset (RST where the runtime can, else closed), as when a network drops it.
+ */
+function loseAnswer(socket: import('node:net').Socket): void {
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
 }
 
 // Every way a request can be malformed ends in a 4xx here, before the service sees it.

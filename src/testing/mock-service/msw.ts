@@ -26,7 +26,11 @@ function loadMsw(): Msw {
   }
 }
 
-/** One catch-all handler under `baseUrl` that answers with `handle`. */
+/**
+ * One catch-all handler under `baseUrl` that answers with `handle`. A lost answer (payout
+ * behaviour `loseAnswer`) is `Response.error()`, which msw turns into a network error: the
+ * fetch rejects with a TypeError.
+ */
 export function mswHandlers(baseUrl: string, handle: (request: Request) => Promise<Response>): RequestHandler[] {
   const { http } = loadMsw();
   return [http.all(`${baseUrl}/*`, ({ request }) => handle(request))];

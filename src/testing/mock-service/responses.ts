@@ -16,6 +16,16 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 /** The body text of responses made by `json()`: the HTTP adapter writes it without reading the stream. */
 export const RAW_TEXT = new WeakMap<Response, string>();
 
+/**
+ * Answers to lose on purpose (payout behaviour `loseAnswer`): made and kept by the
+ * idempotency step like any 2xx, then withheld by the front door (a replay is a new
+ * Response, so never lost again).
+ */
+export const LOST = new WeakSet<Response>();
+
+/** Reason logged for a lost answer (state.requests, status 0). */
+export const LOST_REASON = 'answer lost (payout behaviour)';
+
 /** An error response `{ error, message }` (plus `errors` for validation failures). */
 export function errorResponse(
   status: number,

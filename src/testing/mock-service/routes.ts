@@ -11,6 +11,7 @@ import {
   consoleMethodNotAllowed,
   consoleNotFound,
   consolePayment,
+  consolePayoutBehaviour,
   consoleResend,
   consoleSettle,
   consoleTestEvent,
@@ -95,6 +96,7 @@ export const CONSOLE: readonly Route[] = [
   row('POST', '/console/payments/{trx}/settle', consoleSettle, FORM, KEEP),
   row('POST', '/console/events/{id}/resend', consoleResend, FORM, KEEP),
   row('POST', '/console/events/test', consoleTestEvent, FORM),
+  row('POST', '/console/payouts/behaviour', consolePayoutBehaviour, FORM),
   ...['/', '/console', '/console/*'].flatMap((path) => [
     row(PAGE, path, consoleNotFound, VIEW),
     row('POST', path, consoleNotFound, FORM),

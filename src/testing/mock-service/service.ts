@@ -20,6 +20,7 @@ import { randomHex } from './ids.js';
 import { mswHandlers } from './msw.js';
 import { openApiDocument } from './openapi.js';
 import { settlePayment, type PaymentRow } from './payments.js';
+import { payoutBehaviour } from './payouts.js';
 import { LARAVEL_FALLBACK } from './laravel-errors.js';
 import { FixedWindowLimiter, RateLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
@@ -49,6 +50,7 @@ import { emitEvent, linkWebhookSecrets, webhookSecretOf } from './webhooks.js';
  */
 export function createMockService(options: MockServiceOptions = {}): MockService {
   const ctx = createContext(options);
+  payoutBehaviour(ctx, options.payoutBehaviour, 'createMockService: payoutBehaviour');
   const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const parts = {
@@ -158,6 +160,7 @@ function serviceOf(ctx: Ctx, baseUrl: string, handleWith: HandleWith): MockServi
     state,
     runDue: () => scheduler.runDue(),
     completeCheckout: (trxId, outcome) => completeCheckout(ctx, trxId, outcome),
+    payoutBehaviour: (next) => payoutBehaviour(ctx, next),
     async close() {
       scheduler.close();
       await Promise.all([...servers].map((server) => server.close()));

@@ -55,6 +55,22 @@ export interface MockGateway {
   active: boolean;
 }
 
+/** How the sandbox answers new payouts (createMockService's `payoutBehaviour()`, the console's Payouts switch). */
+export interface MockPayoutBehaviour {
+  /** 'normal' (by amount, as documented), or every new payout answers 'INPROGRESS' or 'AMBIGUOUS' and settles later. */
+  answer: 'normal' | 'INPROGRESS' | 'AMBIGUOUS';
+  /** How an INPROGRESS or AMBIGUOUS payout made under this behaviour settles: 'SUCCESS' (default) or 'FAILED' (refunded to the wallet). */
+  settleAs: 'SUCCESS' | 'FAILED';
+  /** After how long (ms, service clock, scaled by timeScale) it settles. Default 60,000. */
+  settleAfterMs: number;
+  /**
+   * Lose the answer: the payout is made (and its Idempotency-Key answer kept, so a replay with
+   * the same key returns it), then the answer never reaches the caller. 0 (default) never, 1
+   * always, in between a probability per payout.
+   */
+  loseAnswer: number;
+}
+
 /** Options of `createMockService`. */
 export interface MockServiceOptions {
   /**
@@ -112,6 +128,11 @@ export interface MockServiceOptions {
   requireSignatures?: boolean;
   /** Called after each answered request (method, raw path, status, clock time): for logging, e.g. the CLI. */
   onRequest?: (entry: MockRequestLogEntry) => void;
+  /**
+   * How new payouts are answered from the start (merged over the defaults: `normal`,
+   * `SUCCESS`, 60 s, 0); change it later with `mock.payoutBehaviour()` or the console.
+   */
+  payoutBehaviour?: Partial<MockPayoutBehaviour>;
 }
 
 /** One answered request, as `state.requests` and `onRequest` see it. */
@@ -119,10 +140,11 @@ export interface MockRequestLogEntry {
   method: string;
   /** Raw request target: pathname and query, exactly as received. */
   path: string;
+  /** The status answered; 0 when the answer was lost on purpose (`payoutBehaviour().loseAnswer`): the caller got none. */
   status: number;
   /** Clock time (ms). */
   at: number;
-  /** For a 4xx or 5xx: the error message the service answered with (why it refused). */
+  /** For a 4xx or 5xx: the error message the service answered with (why it refused); `answer lost (payout behaviour)` for a lost answer. */
   reason?: string;
   /** The `X-Request-Id` it answered with (`req_…`). */
   requestId?: string;
@@ -221,7 +243,11 @@ export interface MockService {
    * Needs msw (a peer dependency of the testing kit) installed in your project.
    */
   readonly handlers: MswRequestHandler[];
-  /** Answers one Fetch `Request` as the service would (msw and the HTTP server both use it). */
+  /**
+   * Answers one Fetch `Request` as the service would (msw and the HTTP server both use it). A
+   * payout answer lost on purpose (`payoutBehaviour().loseAnswer`) is `Response.error()`
+   * (type `error`, status 0): msw makes it a network error, `listen()` resets the connection.
+   */
   handle(request: Request): Promise<Response>;
   /**
    * Starts a real HTTP server on 127.0.0.1 (port 0 = any free port). Malformed requests get
@@ -256,6 +282,24 @@ export interface MockService {
    * Throws for an unknown trx_id or a payment that is no longer pending.
    */
   completeCheckout(trxId: string, outcome: 'success' | 'failed'): Promise<void>;
+  /**
+   * How new payouts are answered (also the console's Payouts switch): merges `next` into the
+   * current behaviour and returns it (a copy); without `next` it only returns it. `answer`
+   * `'INPROGRESS'` or `'AMBIGUOUS'`: every new payout answers so and becomes `settleAs` after
+   * `settleAfterMs` (× timeScale; a FAILED one is refunded to the wallet). `loseAnswer`: the
+   * share of new payouts whose answer is lost after the payout is made and its
+   * Idempotency-Key answer kept (a real server resets the connection; `handle()` and msw give
+   * a network error, `Response.error()`); a replay with the same key gets the kept answer.
+   * Throws TypeError or RangeError for a bad value (nothing is changed then).
+   *
+   * @example
+   * ```ts
+   * mock.payoutBehaviour({ answer: 'AMBIGUOUS', settleAs: 'FAILED', settleAfterMs: 5_000 });
+   * mock.payoutBehaviour({ loseAnswer: 1 }); // every payout is made, and its answer lost
+   * mock.payoutBehaviour({ answer: 'normal', loseAnswer: 0 }); // back to the amounts table
+   * ```
+   */
+  payoutBehaviour(next?: Partial<MockPayoutBehaviour>): MockPayoutBehaviour;
   /** Stops every timer and every server started by `listen()`; pending deliveries are dropped. */
   close(): Promise<void>;
 }

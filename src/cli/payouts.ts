@@ -1,0 +1,248 @@
+import { PHONE_FIELDS, redactText } from '../core/personal-data.js';
+import type { PayoutIntent, PayoutIntentState, PayoutResolveReport, Payouts } from '../payouts.js';
+import {
+  EXIT_FAILURE,
+  EXIT_OK,
+  importModule,
+  integer,
+  parseCommandArgs,
+  printHelp,
+  required,
+  UsageError,
+  type CliIo,
+  type Command,
+} from './args.js';
+
+// The payout kit (`business-payments/payouts`) is reached only through the merchant's own
+// object, loaded from --payouts: its types only are imported here, so the CLI bundle holds
+// none of its code.
+
+/** The part of the kit's `Payouts` the CLI uses (`durable` may be missing on an older kit's). */
+type PayoutsLike = Pick<Payouts, 'intents' | 'resolve'> & { readonly durable?: boolean };
+
+// Every state, in the kit's order (a state added to the kit fails the typecheck here).
+const EVERY_STATE: Record<PayoutIntentState, true> = {
+  pending: true,
+  in_progress: true,
+  ambiguous: true,
+  unknown: true,
+  sent: true,
+  failed: true,
+  needs_review: true,
+};
+const STATES = Object.keys(EVERY_STATE) as PayoutIntentState[];
+
+const usage = `Usage: business-payments payouts list --payouts FILE [--state S] [--limit N] [--json]
+       business-payments payouts resolve --payouts FILE [--json]
+
+The payout intents in your store, through your createPayouts({ ... }) object:
+  list     the intents, ordered by state then key: key, state, amount, destination (its
+           last 3 digits), payout id, sends, last change, note
+  resolve  runs your payouts' resolve(), as a cron job would: settles each intent not final
+           (pending, unknown, in_progress, ambiguous). It sends: a pending intent is sent,
+           one without an answer is sent again with its key while the key window lasts
+           (never a second payout); one with a payout id is looked up. What it cannot tell
+           becomes needs_review. Prints what changed, what is still open, what waits for a
+           person. Running it again is safe.
+
+Exit 0 when done; 2 for bad arguments; resolve exits 1 when an intent errored or any intent
+is in needs_review: a payout waiting for a person, so alert on it (from cron, page someone).
+An intent in needs_review is never sent again by the kit: once a person is sure no payout was
+made for it, payouts.confirmResend(key) in your code lets it be sent again.
+
+Options:
+  --payouts FILE      a module whose export named payouts, or default export, is your
+                      createPayouts({ ... }) with its client and the store your app uses
+                      (postgresStore, redisStore: a memoryStore() forgets with its process,
+                      and is refused)
+  --state S           list: only the intents in state S, one of
+                      ${STATES.join(', ')}
+  --limit N           list: at most N intents (default 1000)
+  --json              list: the intents as one JSON array; resolve: the report as one JSON
+                      object (destinations masked to their last 3 digits)
+  -h, --help          show this help
+`;
+
+/** `business-payments payouts`: the payout intents in the merchant's store, listed or resolved. */
+export const payouts: Command = {
+  name: 'payouts',
+  summary: 'list payout intents, or resolve the open ones (--payouts FILE)',
+  usage,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { payouts: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      true,
+    );
+    if (values.help || args.length === 0) return printHelp(io, usage);
+    const [sub, extra] = positionals;
+    if (sub === undefined) throw new UsageError('missing subcommand: list or resolve');
+    if (sub !== 'list' && sub !== 'resolve') throw new UsageError(`unknown subcommand '${sub}': list or resolve`);
+    if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+    if (sub === 'resolve') {
+      const given = (['state', 'limit'] as const).find((name) => values[name] !== undefined);
+      if (given) throw new UsageError(`--${given} is for payouts list`);
+      const file = required(values.payouts, 'payouts');
+      return runResolve(await loadPayouts(file, io.cwd ?? process.cwd()), file, values.json === true, io);
+    }
+    const state = values.state === undefined ? undefined : parseState(values.state);
+    const limit = values.limit === undefined ? 1_000 : integer(values.limit, 'limit', 1, 100_000);
+    const loaded = await loadPayouts(required(values.payouts, 'payouts'), io.cwd ?? process.cwd());
+    const intents = await loaded.intents({ ...(state && { state }), limit });
+    const shown = intents.map(showIntent);
+    io.stdout.write(values.json ? `${JSON.stringify(shown)}\n` : formatList(shown, state, columns(io)));
+    return EXIT_OK;
+  },
+};
+
+function parseState(value: string): PayoutIntentState {
+  if ((STATES as readonly string[]).includes(value)) return value as PayoutIntentState;
+  throw new UsageError(`--state must be one of ${STATES.join(', ')}, got '${value}'`);
+}
+
+async function runResolve(loaded: PayoutsLike, file: string, json: boolean, io: CliIo): Promise<number> {
+  let report: PayoutResolveReport;
+  try {
+    report = await loaded.resolve(io.signal ? { signal: io.signal } : {});
+  } catch (error) {
+    if (!io.signal?.aborted) throw error;
+    io.stderr.write('business-payments payouts: resolve interrupted; run it again to go on\n');
+    return EXIT_FAILURE;
+  }
+  const shown: PayoutResolveReport = {
+    checked: report.checked,
+    changed: report.changed,
+    open: report.open.map(showIntent),
+    review: report.review.map(showIntent),
+    errors: report.errors.map((e) => ({ key: e.key, error: redactText(e.error) })),
+  };
+  io.stdout.write(json ? `${JSON.stringify(shown)}\n` : formatResolve(shown, file, columns(io)));
+  return shown.errors.length === 0 && shown.review.length === 0 ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** Imports the merchant's module and finds its `Payouts`. */
+async function loadPayouts(file: string, cwd: string): Promise<PayoutsLike> {
+  const module = await importModule('payouts', file, cwd);
+  const named = (value: unknown) => (value as { payouts?: unknown } | null | undefined)?.payouts;
+  const found = [module.payouts, module.default, named(module.default)].find((value) => {
+    const candidate = value as Partial<Record<keyof PayoutsLike, unknown>> | null | undefined;
+    return typeof candidate?.intents === 'function' && typeof candidate.resolve === 'function';
+  }) as PayoutsLike | undefined;
+  if (!found) {
+    throw new UsageError(`--payouts ${file} exports no payouts: export const payouts = createPayouts({ ... }) (or export default)`);
+  }
+  // The intents live in the store: one in this process's memory is empty here, and what the
+  // app's own process recorded (and sent) is not in it.
+  if (found.durable === false) {
+    throw new UsageError(
+      `--payouts ${file} uses memoryStore(), which forgets with its process: its intents are not the app's. ` +
+        'Give it postgresStore or redisStore (the store your app uses).',
+    );
+  }
+  return found;
+}
+
+// What is printed of an intent: the destination as its last 3 digits, the service's payout
+// record with its phone fields masked the same way, and any phone number or e-mail address in
+// free text (note, error, the record's other strings) redacted.
+
+const PHONE_KEYS = new Set([...PHONE_FIELDS, 'msisdn', 'mobile', 'phone_number', 'settlement_number']);
+
+/** `+255 712 345 678` → `…678`. */
+function mask(value: string): string {
+  const digits = value.replace(/\D/g, '');
+  return digits.length > 3 ? `…${digits.slice(-3)}` : '…';
+}
+
+function maskRecord(value: unknown): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map(maskRecord);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, PHONE_KEYS.has(key) && typeof field === 'string' ? mask(field) : maskRecord(field)]),
+  );
+}
+
+function showIntent(intent: PayoutIntent): PayoutIntent {
+  const shown: PayoutIntent = { ...intent };
+  if (typeof intent.destination === 'string') shown.destination = mask(intent.destination);
+  if (intent.payout !== undefined) shown.payout = maskRecord(intent.payout) as Record<string, unknown>;
+  if (typeof intent.note === 'string') shown.note = redactText(intent.note);
+  if (typeof intent.error === 'string') shown.error = redactText(intent.error);
+  return shown;
+}
+
+/** The terminal's width (a pipe or a test: 120). */
+function columns(io: CliIo): number {
+  const width = (io.stdout as { columns?: unknown }).columns;
+  return typeof width === 'number' && width >= 40 ? width : 120;
+}
+
+/** An ISO 8601 time to the second (`2026-01-02T03:04:05Z`). */
+function iso(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') : '';
+}
+
+/** `text` cut to `width` characters (at least 40, past the terminal's edge if need be), with `…` when cut. */
+function cut(text: string, width: number): string {
+  const room = Math.max(40, width);
+  return text.length <= room ? text : `${text.slice(0, room - 1)}…`;
+}
+
+/** What an intent's note column says: its note, else its last error. */
+function noteOf(intent: PayoutIntent): string {
+  return intent.note ?? (intent.error ? `error: ${intent.error}` : '');
+}
+
+/** Rows with every column but the last padded to its widest cell; the last one cut to what is left of `width`. */
+function table(rows: string[][], width: number): string[] {
+  const last = rows[0]!.length - 1;
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const used = 2 + widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0);
+  return rows.map((row) =>
+    `  ${row.map((cell, i) => (i < last ? cell.padEnd(widths[i]!) : cut(cell, width - used))).join('  ')}`.trimEnd(),
+  );
+}
+
+function formatList(intents: PayoutIntent[], state: PayoutIntentState | undefined, width: number): string {
+  if (intents.length === 0) return `No payout intents${state ? ` in state ${state}` : ''}.\n`;
+  const header = ['key', 'state', 'amount', 'to', 'payout id', 'sends', 'updated', 'note'];
+  const rows = intents.map((i) => [
+    i.key,
+    i.state,
+    String(i.amount),
+    i.destination ?? '',
+    i.payoutId ?? '',
+    String(i.sends),
+    iso(i.updatedAt),
+    noteOf(i),
+  ]);
+  const review = state === undefined || state === 'needs_review' ? intents.filter((i) => i.state === 'needs_review').length : 0;
+  const lines = table([header, ...rows], width);
+  lines.push('', `${intents.length} intent(s)${state ? ` in state ${state}` : ''}.`);
+  if (review) lines.push(`${review} in needs_review: once a person is sure no payout was made, payouts.confirmResend(key) in your code.`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatResolve(report: PayoutResolveReport, file: string, width: number): string {
+  const lines = [`Resolved with ${file} (its client and store): ${report.checked} intent(s) checked.`];
+  lines.push('', `Changed: ${report.changed.length}`, ...report.changed.map((c) => `  ${c.key}: ${c.from} → ${c.to}`));
+  const intentRows = (list: PayoutIntent[]) =>
+    table(
+      list.map((i) => [i.key, i.state, String(i.amount), i.destination ?? '', i.payoutId ?? '', noteOf(i)]),
+      width,
+    );
+  lines.push('', `Still open: ${report.open.length}${report.open.length ? ' (run resolve again later)' : ''}`);
+  if (report.open.length) lines.push(...intentRows(report.open));
+  lines.push('', `Needs review: ${report.review.length}`);
+  if (report.review.length) {
+    lines.push(
+      ...intentRows(report.review),
+      '  The kit will not send these again: sending could pay twice. Once a person is sure no payout',
+      '  was made for one, call payouts.confirmResend(key) in your code to let it be sent again.',
+    );
+  }
+  lines.push('', `Errors: ${report.errors.length}${report.errors.length ? ' (run resolve again to retry them)' : ''}`);
+  lines.push(...report.errors.map((e) => `  ${e.key}  ${e.error}`));
+  return `${lines.join('\n')}\n`;
+}
