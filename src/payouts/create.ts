@@ -243,13 +243,13 @@ const settle = async (k: Kit, from: PayoutIntent, patch: Partial<PayoutIntent>) 
 // intents'), its outcome the intent's state.
 async function found(k: Kit, intent: PayoutIntent, payout: Payout, matchedBy: PayoutIntent['matchedBy'], note?: string) {
   const id = typeof payout?.id === 'string' ? payout.id : undefined;
+  const review = (why: string) => settle(k, intent, { state: 'needs_review', payout, note: `${why} ${LOOKUP}` });
+  // An answer about another amount is not this intent's payout (a proxy's cache, a hostile
+  // server): it is not bound, so the payout stays free for the intent it is.
+  if (typeof payout?.amount === 'number' && payout.amount !== intent.amount)
+    return review(`The service answered with a payout of ${payout.amount}, not ${intent.amount}.`);
   const holder = id === undefined ? intent.key : await k.intents.bind(id, intent.key);
-  if (holder !== intent.key)
-    return settle(k, intent, {
-      state: 'needs_review',
-      payout,
-      note: `The service named payout ${id} for it, which intent '${holder}' holds. ${LOOKUP}`,
-    });
+  if (holder !== intent.key) return review(`The service named payout ${id} for it, which intent '${holder}' holds.`);
   const word = String(payout?.status);
   const state = OUTCOMES[word] ?? 'in_progress';
   if (state === 'in_progress' && word !== 'INPROGRESS')

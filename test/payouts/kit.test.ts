@@ -168,6 +168,12 @@ describe('send', () => {
     expect(b.note).toContain("intent 'a' holds");
   });
 
+  test('an answer about another amount is not its payout: needs review', async () => {
+    const { payouts } = kit({ script: () => ({ amount: 5000 }) });
+    const intent = await payouts.send({ key: 'k', amount: 500 });
+    expect(intent).toMatchObject({ state: 'needs_review', note: expect.stringMatching(/payout of 5000, not 500/) });
+  });
+
   test('ten processes send one key at once: one create, one payout, ten equal answers', async () => {
     const store = memoryStore();
     const clock = { now: T0 };

@@ -1,0 +1,107 @@
+// The payout-intent kit against the sandbox over a real socket, on both generations: the
+// sandbox's payout behaviour (settle later, lost answers) and its 24 h key window on an
+// injected clock, with the kit on the same clock.
+import { afterEach, describe, expect, test } from 'vitest';
+import { memoryStore } from '../../src/fulfillment/store.js';
+import { createPayouts } from '../../src/payouts.js';
+import { startSandbox, type Sandbox } from '../support/sandbox.js';
+
+const HOUR = 3_600_000;
+let open: Sandbox | undefined;
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
+});
+
+/** A sandbox and a kit on one clock (`clock.ms` ahead of real time); no retries, so each send is one request. */
+async function setup(generation: 'current' | 'earlier' = 'current') {
+  const clock = { ms: 0 };
+  const now = () => Date.now() + clock.ms;
+  const sandbox = (open = await startSandbox({ generation, now, autoRun: true, timeScale: 1, toleranceSeconds: 100 * 3600 }));
+  const client = sandbox.clientWith({ maxRetries: 0 });
+  const payouts = createPayouts({ client, store: memoryStore(), now, settleAfter: 0 });
+  return { ...sandbox, clock, payouts, made: () => sandbox.mock.state.payouts.size };
+}
+
+describe('against the sandbox over a real socket', () => {
+  test('a payout answered INPROGRESS is settled by resolve() once the service settles it', async () => {
+    const { mock, payouts, clock } = await setup();
+    mock.payoutBehaviour({ answer: 'INPROGRESS', settleAs: 'SUCCESS', settleAfterMs: 60_000 });
+    const intent = await payouts.send({ key: 'p-1', amount: 40 });
+    expect(intent).toMatchObject({ state: 'in_progress', matchedBy: 'answer' });
+    expect((await payouts.resolve()).changed).toEqual([]); // still INPROGRESS at the service
+    clock.ms += 61_000;
+    await mock.runDue();
+    expect((await payouts.resolve()).changed).toEqual([{ key: 'p-1', from: 'in_progress', to: 'sent' }]);
+    expect((await payouts.get('p-1'))?.payout?.status).toBe('SUCCESS');
+  });
+
+  test('AMBIGUOUS that settles as FAILED: failed, the wallet refunded', async () => {
+    const { mock, payouts, clock } = await setup();
+    mock.payoutBehaviour({ answer: 'AMBIGUOUS', settleAs: 'FAILED', settleAfterMs: 1_000 });
+    expect((await payouts.send({ key: 'p-2', amount: 40 })).state).toBe('ambiguous');
+    clock.ms += 2_000;
+    await mock.runDue();
+    await payouts.resolve();
+    expect((await payouts.get('p-2'))?.state).toBe('failed');
+  });
+
+  test('the answer lost after the payout was made: unknown, then sent by a replay of its key, one payout', async () => {
+    const { mock, payouts, made } = await setup();
+    mock.payoutBehaviour({ loseAnswer: 1 });
+    const intent = await payouts.send({ key: 'p-3', amount: 41 });
+    expect(intent.state).toBe('unknown');
+    expect(intent.error).toMatch(/may have been made/);
+    expect(made()).toBe(1);
+    // resolve() sends it again with its key: the service replays the answer it kept (a replay is never lost).
+    expect((await payouts.resolve()).changed).toEqual([{ key: 'p-3', from: 'unknown', to: 'sent' }]);
+    expect(made()).toBe(1);
+  });
+
+  test('past 24 h the sandbox has forgotten the key: the list finds the payout, nothing is sent again', async () => {
+    const { mock, payouts, clock, made } = await setup();
+    mock.payoutBehaviour({ loseAnswer: 1 });
+    await payouts.send({ key: 'p-4', amount: 42.5 });
+    mock.payoutBehaviour({ loseAnswer: 0 });
+    clock.ms += 25 * HOUR;
+    await payouts.resolve();
+    expect(await payouts.get('p-4')).toMatchObject({ state: 'sent', matchedBy: 'list' });
+    expect(made()).toBe(1);
+  });
+
+  test('past 24 h with no payout made (the request lost on the way): needs review; confirmResend pays it once', async () => {
+    const { mock, clock, made, server } = await setup();
+    let drop = true;
+    // The first payout request never reaches the service: the connection resets on the way.
+    const client = open!.clientWith({
+      maxRetries: 0,
+      fetch: (input, init) => {
+        if (drop && new Request(input, init).method === 'POST') {
+          drop = false;
+          return Promise.reject(
+            Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+          );
+        }
+        return fetch(input, init);
+      },
+    });
+    expect(server.url).toMatch(/^http:/);
+    const payouts = createPayouts({ client, store: memoryStore(), now: () => Date.now() + clock.ms, settleAfter: 0 });
+    expect((await payouts.send({ key: 'p-5', amount: 43 })).state).toBe('unknown');
+    clock.ms += 25 * HOUR;
+    const report = await payouts.resolve();
+    expect(report.review.map((i) => i.key)).toEqual(['p-5']);
+    expect(made()).toBe(0);
+    expect((await payouts.confirmResend('p-5')).state).toBe('sent');
+    expect(made()).toBe(1);
+    expect(mock.state.payouts.size).toBe(1);
+  });
+
+  test('the earlier generation has no payout routes: failed (nothing paid), with the reason', async () => {
+    const { payouts, made } = await setup('earlier');
+    const intent = await payouts.send({ key: 'p-6', amount: 10 });
+    expect(intent.state).toBe('failed');
+    expect(intent.error).toMatch(/payouts/i);
+    expect(made()).toBe(0);
+  });
+});
