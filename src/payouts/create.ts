@@ -111,8 +111,9 @@ export interface Payouts {
    * id is looked up with `payouts.retrieve`; one without is sent again with its key while the
    * key window lasts (the service answers with the payout it made for the key, or makes it
    * if the first send never arrived), and past it looked for in the payout list by amount,
-   * destination and time: one match no other intent holds is taken (and said to be a guess),
-   * none or several is `needs_review`. Past the window an intent is never sent again.
+   * destination and time: the one match no other intent holds, and no other open intent of
+   * the amount could be, is taken (and said to be a guess); none, several or a rival is
+   * `needs_review`. Past the window an intent is never sent again.
    */
   resolve(options?: { signal?: AbortSignal | undefined }): Promise<PayoutResolveReport>;
   /** Intents in `state` (every state when none), by state then key, at most `limit` (default 1,000). */
@@ -274,13 +275,14 @@ async function take(k: Kit, intent: PayoutIntent, patch: Partial<PayoutIntent>, 
   return taken ? dispatch(k, taken, signal) : (await k.intents.get(intent.key))!;
 }
 
-/** The payout list, read once per resolve() run and only as far as it is needed. */
-type Lister = (from: number) => Promise<Payout[]>;
+/** The payout list, read once per resolve() run and only as far as it is needed; `open()` the intents not settled, read once. */
+type Lister = ((from: number) => Promise<Payout[]>) & { open(): Promise<PayoutIntent[]> };
 function lister(k: Kit, signal?: AbortSignal): Lister {
   const read: Payout[] = [];
   let pages: AsyncIterator<Payout> | undefined;
   let done = false;
-  return async (from) => {
+  let open: Promise<PayoutIntent[]> | undefined;
+  const list = async (from: number) => {
     pages ??= k.client.payouts.list({ limit: 100 }, { signal })[Symbol.asyncIterator]();
     // Newest first: once a payout is older than `from`, the rest are too.
     while (!done && read.length < LIST_CAP && !(read.length && time(read.at(-1)!) < from)) {
@@ -291,33 +293,59 @@ function lister(k: Kit, signal?: AbortSignal): Lister {
     }
     return read;
   };
+  return Object.assign(list, { open: () => (open ??= readIntents(k, [...OPEN, 'needs_review'], LIST_CAP)) });
 }
 
-// Past the key window: the list, by amount, destination and time. Ambiguous by nature, so
-// only a single match that no other intent holds is taken, and said to be a guess.
+// The intents that could be this payout's besides `intent`: sent, not settled (or for a
+// person), without a payout id, of the same amount, sent around the payout's time. Read once
+// per resolve() run, each checked again as it stands now.
+async function rivals(k: Kit, list: Lister, intent: PayoutIntent, payout: Payout): Promise<string[]> {
+  const at = time(payout);
+  const keys: string[] = [];
+  for (const other of await list.open()) {
+    if (other.key === intent.key || other.amount !== intent.amount) continue;
+    if (!(at >= other.createdAt - k.tolerance && at <= (other.sentAt ?? other.createdAt) + k.tolerance)) continue;
+    const now = await k.intents.get(other.key);
+    if (now && now.sends > 0 && now.payoutId === undefined && now.state !== 'sent' && now.state !== 'failed') keys.push(now.key);
+  }
+  return keys;
+}
+
+// Past the key window: the list, by amount, destination and time. Ambiguous by nature, so a
+// match is taken only when it is the single one no other intent holds and no other open
+// intent could be its (then it is said to be a guess); anything else is for a person.
 async function matchInList(k: Kit, intent: PayoutIntent, list: Lister): Promise<PayoutIntent> {
   const from = intent.createdAt - k.tolerance;
   const to = (intent.sentAt ?? intent.createdAt) + k.tolerance;
-  const candidates: Payout[] = [];
+  const free: Payout[] = [];
+  const held: string[] = [];
   for (const payout of await list(from)) {
     if (payout.amount !== intent.amount || time(payout) < from || time(payout) > to) continue;
     if (intent.destination !== undefined && payout.destination != null && digits(payout.destination) !== digits(intent.destination))
       continue;
     const owner = await k.intents.owner(payout.id);
-    if (owner === undefined || owner === intent.key) candidates.push(payout);
+    if (owner === undefined || owner === intent.key) free.push(payout);
+    // Held by another intent's list guess: that guess may have been wrong.
+    else if ((await k.intents.get(owner))?.matchedBy === 'list') held.push(owner);
   }
-  if (candidates.length === 1)
+  const others = free.length === 1 ? await rivals(k, list, intent, free[0]!) : [];
+  if (free.length === 1 && !others.length)
     return found(
       k,
       intent,
-      candidates[0]!,
+      free[0]!,
       'list',
       'Matched in the payout list by amount, destination and time, not by id (the list cannot say whose a payout is): check it.',
     );
   const window = `its key is past the service's ${k.keyRetention / HOUR} h window, so sending it again could pay twice`;
-  const note = candidates.length
-    ? `${candidates.length} payouts in the list match its amount, destination and time, and which is its cannot be told; ${window}. ${LOOKUP}`
-    : `No payout for it in the list, and ${window}. ${LOOKUP}`;
+  const quoted = (keys: string[]) => keys.map((key) => `'${key}'`).join(', ');
+  const note = others.length
+    ? `One payout in the list matches its amount, destination and time, and intents ${quoted(others)} could be its too: whose it is cannot be told; ${window}. ${LOOKUP}`
+    : free.length
+      ? `${free.length} payouts in the list match its amount, destination and time, and which is its cannot be told; ${window}. ${LOOKUP}`
+      : held.length
+        ? `The only payouts in the list that match it were matched by a list guess to intents ${quoted(held)}: check them together (one may be this one's); ${window}. ${LOOKUP}`
+        : `No payout for it in the list, and ${window}. ${LOOKUP}`;
   return settle(k, intent, { state: 'needs_review', note });
 }
 
@@ -348,7 +376,7 @@ async function step(k: Kit, intent: PayoutIntent, list: Lister, signal?: AbortSi
 }
 
 /** Up to `limit` intents of each of `states` in turn (a page of the store at a time), at most `limit` in all. */
-async function read(k: Kit, states: readonly PayoutIntentState[], limit: number): Promise<PayoutIntent[]> {
+async function readIntents(k: Kit, states: readonly PayoutIntentState[], limit: number): Promise<PayoutIntent[]> {
   const out: PayoutIntent[] = [];
   for (const state of states) {
     for (let after: string | undefined; out.length < limit;) {
@@ -422,8 +450,8 @@ async function resolve(k: Kit, signal?: AbortSignal): Promise<PayoutResolveRepor
       }
     }
   }
-  report.open = await read(k, OPEN, 1000);
-  report.review = await read(k, ['needs_review'], 1000);
+  report.open = await readIntents(k, OPEN, 1000);
+  report.review = await readIntents(k, ['needs_review'], 1000);
   return report;
 }
 
@@ -469,7 +497,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     async intents({ state, limit = 1000 } = {}) {
       if (state !== undefined && !STATES.includes(state))
         throw new PayoutIntentError('invalid_params', `payouts.intents: state must be one of ${STATES.join(', ')}`);
-      return read(k, state === undefined ? STATES : [state], limit);
+      return readIntents(k, state === undefined ? STATES : [state], limit);
     },
     get: (key) => k.intents.get(key),
     confirmResend: (key, options) => confirmResend(k, key, options?.signal),

@@ -306,6 +306,44 @@ describe('resolve', () => {
       expect(made).toHaveLength(1);
     });
 
+    test('one payout that two open intents of one amount could be: neither guessed, both for a person, named', async () => {
+      // a-no-payout: taken for its send, its process died before the request (no payout).
+      // b-paid: sent, the payout made, the answer lost. Listed first, a-no-payout must not take b's payout.
+      const { payouts, store, clock, made } = kit({ script: () => 'lost' });
+      await store.payouts!.add({
+        key: 'a-no-payout',
+        amount: 500,
+        state: 'unknown',
+        version: 1,
+        createdAt: T0,
+        updatedAt: T0,
+        sentAt: T0,
+        sends: 1,
+      });
+      await payouts.send({ key: 'b-paid', amount: 500 });
+      clock.now += 25 * HOUR;
+      const report = await payouts.resolve();
+      expect(report.review.map((i) => i.key)).toEqual(['a-no-payout', 'b-paid']);
+      expect(report.review[0]!.note).toMatch(/intents 'b-paid' could be its too/);
+      expect(report.review[1]!.note).toMatch(/intents 'a-no-payout' could be its too/);
+      expect(made).toHaveLength(1);
+    });
+
+    test('an intent whose only match went to another intent by a list guess says so, not "no payout"', async () => {
+      const { payouts, store, clock } = kit({ script: () => 'lost' });
+      await payouts.send({ key: 'b', amount: 500 });
+      clock.now += 25 * HOUR;
+      await payouts.resolve(); // b takes the payout by a guess (no rival yet)
+      expect(await payouts.get('b')).toMatchObject({ state: 'sent', matchedBy: 'list' });
+      // Found later: a, of the same amount, sent at the same time, its answer never recorded.
+      await store.payouts!.add({ key: 'a', amount: 500, state: 'unknown', version: 1, createdAt: T0, updatedAt: T0, sentAt: T0, sends: 1 });
+      await payouts.resolve();
+      expect(await payouts.get('a')).toMatchObject({
+        state: 'needs_review',
+        note: expect.stringMatching(/matched by a list guess to intents 'b'/),
+      });
+    });
+
     test('a payout outside the time tolerance, or to another destination, is no match', async () => {
       const { payouts, clock, made } = kit({ script: () => 'lost' });
       await payouts.send({ key: 'k', amount: 4, destination: '255700000001' });
