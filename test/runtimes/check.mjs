@@ -2,7 +2,8 @@
 // sandbox accepts (create, then verify, typed results), an API error mapped to its class, the
 // request id of a result and the trace of a call (where node:diagnostics_channel is), and
 // verifyWebhook accepting a good delivery and refusing a tampered one, and the fulfillment kit
-// settling a payment once and refusing a forged delivery. It takes the package's
+// settling a payment once and refusing a forged delivery, and the payout kit sending a payout
+// intent once. It takes the package's
 // modules as arguments (imported, required or bundled by the runtime's own wrapper) and never
 // throws: it resolves to { ok, steps } so every runtime reports the same way.
 //
@@ -12,7 +13,7 @@
 // With `input.earlier`, the same runtime then proves the earlier generation (checkEarlier below)
 // against a sandbox playing it; its steps are named `earlier: …`.
 
-export async function check(sdk, webhooks, input, fulfillment) {
+export async function check(sdk, webhooks, input, fulfillment, payouts) {
   const steps = [];
   const step = async (name, fn) => {
     try {
@@ -117,6 +118,16 @@ export async function check(sdk, webhooks, input, fulfillment) {
       throw new Error(`results ${results}, onPaid ${paid.length}×, forged ${forged.status}`);
     }
     return 'ran, done, 401';
+  });
+  await step('payouts (an intent sent once)', async () => {
+    const kit = payouts.createPayouts({ client, store: fulfillment.memoryStore() });
+    const key = `rt-${Math.random().toString(36).slice(2, 12)}`;
+    const first = await kit.send({ key, amount: 10 });
+    const again = await kit.send({ key, amount: 10 });
+    if (first.state !== 'sent' || again.payoutId !== first.payoutId || again.sends !== 1) {
+      throw new Error(`state ${first.state} (${first.error ?? ''}), again ${again.payoutId} after ${again.sends} sends`);
+    }
+    return `sent once (${first.payoutId})`;
   });
   if (input.earlier) await checkEarlier(sdk, webhooks, { ...input.earlier, browser: input.browser }, fulfillment, step);
   return { ok: steps.every((s) => s.ok), steps };

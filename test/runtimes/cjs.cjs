@@ -2,7 +2,8 @@
 const sdk = require('business-payments');
 const webhooks = require('business-payments/webhooks');
 const fulfillment = require('business-payments/fulfillment');
+const payouts = require('business-payments/payouts');
 
 import('./check.mjs')
-  .then(({ check }) => check(sdk, webhooks, JSON.parse(process.env.MATRIX_INPUT), fulfillment))
+  .then(({ check }) => check(sdk, webhooks, JSON.parse(process.env.MATRIX_INPUT), fulfillment, payouts))
   .then((result) => console.log(JSON.stringify(result)));

@@ -3,6 +3,7 @@
 import * as sdk from 'business-payments';
 import * as webhooks from 'business-payments/webhooks';
 import * as fulfillment from 'business-payments/fulfillment';
+import * as payouts from 'business-payments/payouts';
 import { check } from './check.mjs';
 
-globalThis.__matrix = (input) => check(sdk, webhooks, input, fulfillment);
+globalThis.__matrix = (input) => check(sdk, webhooks, input, fulfillment, payouts);
