@@ -171,7 +171,8 @@ function fromError(error: unknown): Partial<PayoutIntent> {
   if (named) return { ...said, state: /amb/i.test(named) ? 'ambiguous' : 'in_progress' };
   if (status === undefined) return { ...said, state: name === 'InvalidParamsError' ? 'failed' : attempts === 0 ? 'pending' : 'unknown' };
   if (status === 429) return { ...said, state: 'pending' };
-  if (status === 408 || status === 409 || status >= 500) return { ...said, state: 'unknown' };
+  // A redirect (not followed), a timeout, the key in flight, a 5xx: the service may have acted.
+  if (status < 400 || status === 408 || status === 409 || status >= 500) return { ...said, state: 'unknown' };
   // The same key with another body: a payout may exist under it.
   if (/idempotency/i.test(said.error))
     return { ...said, state: 'needs_review', note: `The service refused its key: ${said.error} ${LOOKUP}` };

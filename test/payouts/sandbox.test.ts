@@ -97,6 +97,19 @@ describe('against the sandbox over a real socket', () => {
     expect(mock.state.payouts.size).toBe(1);
   });
 
+  test('hostile answers through the real client: a 303 redirect is unknown (never failed: a new key could pay twice); a new status word is in_progress', async () => {
+    const { clock } = await setup();
+    const answer = { next: new Response(null, { status: 303, headers: { location: 'https://elsewhere.example/payouts' } }) };
+    const client = open!.clientWith({ maxRetries: 0, fetch: () => Promise.resolve(answer.next) });
+    const payouts = createPayouts({ client, store: memoryStore(), now: () => Date.now() + clock.ms });
+    expect(await payouts.send({ key: 'h-1', amount: 5 })).toMatchObject({ state: 'unknown', error: expect.stringMatching(/303/) });
+    const body = { status: 'success', data: { id: crypto.randomUUID(), amount: 5, status: 'ON_HOLD' } };
+    answer.next = new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    const held = await payouts.send({ key: 'h-2', amount: 5 });
+    expect(held).toMatchObject({ state: 'in_progress', payout: { status: 'ON_HOLD' } });
+    expect(held.note).toMatch(/ON_HOLD/);
+  });
+
   test('the earlier generation has no payout routes: failed (nothing paid), with the reason', async () => {
     const { payouts, made } = await setup('earlier');
     const intent = await payouts.send({ key: 'p-6', amount: 10 });
