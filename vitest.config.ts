@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^business-payments\/fulfillment\/postgres$/, replacement: src('fulfillment-postgres.ts') },
       { find: /^business-payments\/fulfillment\/redis$/, replacement: src('fulfillment-redis.ts') },
       { find: /^business-payments\/doctor$/, replacement: src('doctor.ts') },
+      { find: /^business-payments\/payouts$/, replacement: src('payouts.ts') },
     ],
   },
   test: {
