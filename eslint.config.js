@@ -47,6 +47,24 @@ export default tseslint.config(
       ],
     },
   })),
+  // core/ is what users hold (errors, APIPromise, PagePromise, APIResource): it sits below the
+  // engine (internal/), which may use it; never the other way round.
+  {
+    files: ['src/core/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./internal/',
+              message: 'src/core imports nothing from src/internal (the engine sits above it): move what both need into src/core.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // TypeScript itself checks names; plain JS (scripts, examples) runs on Node or in a page.
   { files: ['**/*.ts', '**/*.tsx'], rules: { 'no-undef': 'off' } },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },

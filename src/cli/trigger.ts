@@ -1,6 +1,6 @@
 import { signWebhook } from '../testing.js';
 import { phpJson } from '../testing/mock-service/php-json.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.js';
+import { WEBHOOK_EVENT_TYPES } from '../index.js';
 import {
   environment,
   EXIT_FAILURE,

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { APIPromise, type SentRequest, type WithResponse } from './api-promise.js';
 import { InvalidParamsError, PaginationError, PaymentsError } from './error.js';
-import { isRecord } from '../internal/envelope.js';
-import { toFlag, toNumber } from '../internal/fields.js';
+import { isRecord, toFlag, toNumber } from './values.js';
 
 /**
  * One page of a list, as plain JSON (`data`, `offset`, `limit`, `has_more`, `total`) plus

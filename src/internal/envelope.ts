@@ -3,9 +3,9 @@
 // true, data }`, `{ data: { payout: {...} } }`), and may say "failed" in a 200. The
 // envelope's status is never the resource's: it is dropped once the resource is found.
 
-/** A JSON object (not an array, not null). */
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+// Read here and in core/: it lives in core/values.ts.
+import { isRecord } from '../core/values.js';
+export { isRecord };
 
 // Words an envelope uses for "the call went through" or "it did not"; a resource's own
 // states (`pending`, `failed`, `SUCCESS`) sit next to its id or inside `data`.

@@ -115,18 +115,9 @@ export const pageParams = {
   offset: z.optional(int(0, undefined, 'must be a whole number, 0 or more')),
 };
 
-// Where the spec says number, a server may send the decimal string of one ("25.00").
-const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
-
-/** A decimal string read as the number it writes; anything else as it came. */
-export const toNumber = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value);
-
-// PHP and form-encoded servers write booleans as 1/0 or "1"/"0"/"true"/"false".
-const FLAGS: Record<string, boolean> = { 1: true, 0: false, true: true, false: false };
-
-/** A boolean, or 1/0 and their strings read as one; anything else as it came. */
-export const toFlag = (value: unknown): unknown =>
-  (typeof value === 'number' || typeof value === 'string' ? FLAGS[value] : undefined) ?? value;
+// Read here and in core/ (pagination): they live in core/values.ts.
+import { toFlag, toNumber } from '../core/values.js';
+export { toFlag, toNumber };
 
 /**
  * A provisional result (the spec shows no shape): read by `read`, which never throws and

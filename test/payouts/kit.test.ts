@@ -141,7 +141,11 @@ describe('send', () => {
     ['a 408', httpError(408), 'unknown'],
     ['a 409 (the key in flight)', httpError(409), 'unknown'],
     ['a 303 redirect (not followed)', httpError(303), 'unknown'],
-    ['a 200 the client could not read', Object.assign(new Error('unreadable'), { name: 'ResponseValidationError', attempts: 1 }), 'unknown'],
+    [
+      'a 200 the client could not read',
+      Object.assign(new Error('unreadable'), { name: 'ResponseValidationError', attempts: 1 }),
+      'unknown',
+    ],
     ['a 429 (refused before acting)', httpError(429), 'pending'],
     ['a 422 Payout Rejected', httpError(422, { error: 'Payout Rejected' }, 'Payouts need KYB approval'), 'failed'],
     ['a 404 (a server without payouts)', httpError(404), 'failed'],

@@ -12,6 +12,12 @@ const client = Object.values(CLIENT_ROUTES)
   .map((route) => `${route.method} ${route.path}`)
   .sort();
 const sandbox = API_ROUTES.map((route) => `${route.method} ${route.path}`).sort();
+// The client's routes that send a JSON body (params that are not the path's id).
+const CLIENT_ROUTES_WITH_BODY = new Set(
+  Object.values(CLIENT_ROUTES)
+    .filter((route) => route.method === 'POST')
+    .map((route) => `${route.method} ${route.path}`),
+);
 
 describe('the client route table, the sandbox route table and the served OpenAPI document', () => {
   test('the client and the sandbox tables name the same routes, each once', () => {
@@ -27,6 +33,29 @@ describe('the client route table, the sandbox route table and the served OpenAPI
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     expect(documented).toEqual(client);
+  });
+
+  test('every documented route describes what it serves: a result schema (and a request body for a POST that takes one), never the bare fallback', async () => {
+    const { call } = setup();
+    type Operation = {
+      operationId: string;
+      requestBody?: unknown;
+      responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+    };
+    const doc = (await call('GET', '/api/v1/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
+    const missing: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const schema = operation.responses['200']?.content?.['application/json']?.schema;
+        // openapi.json itself is any object; every other result has a schema of its own.
+        if (operation.operationId !== 'getOpenApi' && (!schema || JSON.stringify(schema) === '{"type":"object"}'))
+          missing.push(`${method.toUpperCase()} ${path} (${operation.operationId}): no result schema`);
+        const takesBody = CLIENT_ROUTES_WITH_BODY.has(`${method.toUpperCase()} ${path}`);
+        if (takesBody && !operation.requestBody)
+          missing.push(`${method.toUpperCase()} ${path} (${operation.operationId}): no request body`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   test("the sandbox's API rows are rows of its one router table", () => {
