@@ -154,7 +154,7 @@ function stopServer(child) {
 const CREDENTIALS = { merchantKey: 'test_merchant_001', apiKey: 'test_key_001', apiSecret: 'test_secret_001', environment: 'sandbox' };
 const VERIFY_PATH = '/api/v1/verify-payment/TRX1';
 
-/** Signed headers built by hand: the HMAC of DESIGN.md "Signing" and what goes with it. */
+/** Signed headers built by hand: the HMAC docs/signing.md describes and what goes with it. */
 function signedHeaders() {
   const ts = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', CREDENTIALS.apiSecret).update(`${ts}.GET.${VERIFY_PATH}.`).digest('hex');

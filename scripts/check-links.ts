@@ -1,14 +1,17 @@
 // Checks every link and image in the Markdown files the package ships, where users read them:
-// in node_modules/business-payments/ (which has no examples/, test/ or docs/images/) and on
-// GitHub. The rule (CONTRIBUTING.md, "Links in the shipped docs"):
+// in node_modules/business-payments/, which has no examples/, test/, src/ or docs/images/.
+// The repository is not published: nothing exists under github.com/business-payments/, so a
+// link there leads nowhere. The rule (CONTRIBUTING.md, "Links in the shipped docs"):
 //   - a relative link names another shipped Markdown file (docs/*.md, README.md, CHANGELOG.md),
-//     with an optional #anchor: it resolves in the installed package and on GitHub alike;
-//   - anything else in the repository (examples, tests, images) is an absolute URL on the main
-//     branch: https://github.com/<repo>/blob/main/<file>, …/tree/main/<folder>, or
-//     https://raw.githubusercontent.com/<repo>/main/<file> (images), and must exist in this
-//     checkout;
+//     with an optional #anchor: it resolves in the installed package (and in a clone);
+//   - a file that is not shipped (examples, tests, scripts, images) is named as text, not
+//     linked: a relative link to it is a problem;
+//   - a URL into the repository on GitHub (github.com/business-payments/…, or the same on
+//     raw.githubusercontent.com) is a problem, in a link, an image, a bare URL, and even in a
+//     code block (a command to copy);
 //   - an #anchor names a heading of its target (GitHub's slugs) or an HTML id there;
-//   - any other URL is only checked for syntax: nothing goes on the network.
+//   - any other URL is only checked for syntax (nothing goes on the network); the report lists
+//     those hosts, so a new one is seen.
 // `npm run check:links` (in test:package) packs the tarball, extracts it and checks the
 // Markdown in it; `node scripts/check-links.ts --dir <extracted package>` checks one already
 // extracted; without arguments it checks the files `npm pack --dry-run` lists, in this
@@ -19,12 +22,10 @@ import { tmpdir } from 'node:os';
 import { join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** This repository on GitHub (owner/name). */
+/** Where the docs once linked this repository on GitHub (owner/name). Nothing is published there. */
 export const REPOSITORY = 'business-payments/business-payments-node';
-/** Prefix of a link to a file of the repository (main branch). */
-export const BLOB = `https://github.com/${REPOSITORY}/blob/main/`;
-/** Prefix of an image (or other raw file) of the repository (main branch). */
-export const RAW = `https://raw.githubusercontent.com/${REPOSITORY}/main/`;
+/** The GitHub owner of that address: no URL under it (on github.com or raw.githubusercontent.com) leads anywhere. */
+export const OWNER = REPOSITORY.split('/')[0]!;
 
 /** A link or image reference found in a Markdown file. */
 export interface Link {
@@ -51,7 +52,7 @@ export interface CheckInput {
   /** The Markdown files to check, as paths in `tree`. */
   files: readonly string[];
   tree: Tree;
-  /** The repository checkout: links to this repository on GitHub must name what exists here. */
+  /** The repository checkout: a problem says when a file that is not shipped is in it. */
   repoRoot: string;
   /** Relative links may name only Markdown files (the rule for shipped docs). Default true. */
   markdownOnly?: boolean;
@@ -61,11 +62,13 @@ export interface Report {
   files: number;
   links: number;
   images: number;
-  /** Of links and images: relative ones, ones into this repository on GitHub, other URLs, same-page anchors. */
+  /** Of links and images: relative ones, ones into this repository on GitHub (each a problem), other URLs, same-page anchors. */
   relative: number;
   repository: number;
   external: number;
   samePage: number;
+  /** The hosts of the other URLs (checked for syntax only), with how many links name each. */
+  hosts: Record<string, number>;
   /** Anchors checked against a heading, wherever the link pointed. */
   anchors: number;
   problems: Problem[];
@@ -98,7 +101,7 @@ export function maskCode(markdown: string, keepSpans = false): string {
 
 const blank = (text: string) => text.replace(/[^\n]/g, ' ');
 
-/** Every link and image reference of a Markdown text outside code, and the URLs into this repository inside code (a command to copy). */
+/** Every link and image reference of a Markdown text outside code, and the URLs into this repository's GitHub address inside code (a command to copy). */
 export function findLinks(markdown: string): Link[] {
   let text = maskCode(markdown);
   const masked = text;
@@ -126,12 +129,13 @@ export function findLinks(markdown: string): Link[] {
     const target = m[0].replace(/[.,;:!?*_~]+$/, '');
     found.push({ index: m.index, target, image: false, end: m.index + target.length });
   }
-  const own = new RegExp(`https://(?:github\\.com|raw\\.githubusercontent\\.com)/${REPOSITORY}(?=[/#?\\s]|$)[^\\s<>\`"'\\])]*`, 'gi');
+  const own = new RegExp(
+    `https?://(?:(?:www\\.)?github\\.com|raw\\.githubusercontent\\.com)/${OWNER}(?=[/#?\\s<>\`"')\\]]|$)[^\\s<>\`"'\\])]*`,
+    'gi',
+  );
   for (const m of markdown.matchAll(own)) {
     if (masked[m.index] !== ' ') continue; // outside code: found above
     const target = m[0].replace(/[.,;:!?*_~]+$/, '');
-    // A template (`…/blob/main/<path>`, `${RAW}${file}`) names no file.
-    if (target.endsWith('/') || /^[<{$]/.test(markdown.slice(m.index + m[0].length))) continue;
     found.push({ index: m.index, target, image: false, end: m.index + target.length });
   }
   return found
@@ -225,7 +229,18 @@ export function anchorsOf(markdown: string): Set<string> {
 
 /** Checks every link and image of `files`; see the top of this file for the rules. */
 export function checkLinks(input: CheckInput): Report {
-  const report: Report = { files: 0, links: 0, images: 0, relative: 0, repository: 0, external: 0, samePage: 0, anchors: 0, problems: [] };
+  const report: Report = {
+    files: 0,
+    links: 0,
+    images: 0,
+    relative: 0,
+    repository: 0,
+    external: 0,
+    samePage: 0,
+    hosts: {},
+    anchors: 0,
+    problems: [],
+  };
   const anchorCache = new Map<string, Set<string>>();
   const anchorsIn = (key: string, read: () => string | undefined) => {
     if (!anchorCache.has(key)) anchorCache.set(key, anchorsOf(read() ?? ''));
@@ -267,7 +282,7 @@ function checkOne(target: string, file: string, input: CheckInput, report: Repor
   }
   if (target.startsWith('//')) return 'a protocol-relative URL: write https://';
   if (target.startsWith('/')) return 'a root-relative link resolves against nothing in the package: use a relative link or an absolute URL';
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return checkUrl(target, input, report, anchorsIn, checkAnchor);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return checkUrl(target, report);
   report.relative++;
   return checkRelative(target, file, input, anchorsIn, checkAnchor);
 }
@@ -278,14 +293,11 @@ function checkRelative(target: string, file: string, input: CheckInput, anchorsI
   const resolved = posix.normalize(posix.join(posix.dirname(file), path));
   if (resolved.startsWith('../') || resolved === '..') return 'points outside the package';
   if (!input.tree.has(resolved)) {
-    const hint =
-      isFile(input.repoRoot, resolved) || isDirectory(input.repoRoot, resolved)
-        ? `; it is in the repository: link ${githubUrl(input.repoRoot, resolved)}`
-        : '';
+    const hint = inRepository(input.repoRoot, resolved) ? `; it is in the repository, which is not published: ${nameIt(resolved)}` : '';
     return `${resolved} is not shipped in the package${hint}`;
   }
   if (input.markdownOnly !== false && !resolved.endsWith('.md'))
-    return `relative links name only shipped Markdown files: link ${resolved} with an absolute URL`;
+    return `relative links name only shipped Markdown files: name \`${resolved}\` as text`;
   if (fragment !== undefined && resolved.endsWith('.md'))
     return checkAnchor(
       anchorsIn(`tree:${resolved}`, () => input.tree.read(resolved)),
@@ -295,7 +307,7 @@ function checkRelative(target: string, file: string, input: CheckInput, anchorsI
   return undefined;
 }
 
-function checkUrl(target: string, input: CheckInput, report: Report, anchorsIn: AnchorsIn, checkAnchor: CheckAnchor) {
+function checkUrl(target: string, report: Report) {
   let url: URL;
   try {
     url = new URL(target);
@@ -305,55 +317,31 @@ function checkUrl(target: string, input: CheckInput, report: Report, anchorsIn: 
   if (/\s/.test(target)) return 'a URL with white space';
   if (!['https:', 'http:', 'mailto:'].includes(url.protocol)) return `unexpected scheme ${url.protocol}`;
   if (url.protocol !== 'mailto:' && !url.hostname) return 'a URL without a host';
-  const own = repositoryPath(url);
-  if (own === undefined) {
-    report.external++;
-    return undefined;
-  }
-  report.repository++;
-  if (typeof own === 'string') return own;
-  if (own.kind === 'page') return undefined;
-  if (own.ref !== 'main') return `links into the repository point at main (this one: ${own.ref})`;
-  const path = posix.normalize(own.path).replace(/\/$/, '');
-  if (path.startsWith('..')) return 'points outside the repository';
-  if (own.kind === 'tree') return isDirectory(input.repoRoot, path) ? undefined : `no folder ${path} in the repository`;
-  if (!isFile(input.repoRoot, path))
-    return isDirectory(input.repoRoot, path)
-      ? `${path} is a folder: link it as https://github.com/${REPOSITORY}/tree/main/${path}`
-      : `no file ${path} in the repository`;
-  const fragment = url.hash.slice(1);
-  if (own.kind === 'blob' && fragment && path.endsWith('.md') && !/^L\d+/.test(fragment))
-    return checkAnchor(
-      anchorsIn(`repo:${path}`, () => readFileSync(join(input.repoRoot, path), 'utf8')),
-      fragment,
-      path,
+  if (intoRepository(url)) {
+    report.repository++;
+    return (
+      `a URL into the repository on GitHub, which is not published (nothing exists under github.com/${OWNER}/): ` +
+      'link a shipped Markdown file relatively, or name a file of the repository as text'
     );
+  }
+  report.external++;
+  const host = url.protocol === 'mailto:' ? `mailto:${url.pathname.split('@').pop()}` : url.hostname;
+  report.hosts[host] = (report.hosts[host] ?? 0) + 1;
   return undefined;
 }
 
-type RepositoryLink = string | { kind: 'page' } | { kind: 'blob' | 'tree' | 'raw'; ref: string; path: string };
-
-/** What a URL into this repository names; undefined for any other URL; a string for a malformed one. */
-function repositoryPath(url: URL): RepositoryLink | undefined {
-  const segments = url.pathname.split('/').slice(1).map(safeDecode);
-  const [owner, name] = REPOSITORY.toLowerCase().split('/');
-  const ours = (s: string[]) => s[0]?.toLowerCase() === owner && s[1]?.toLowerCase().replace(/\.git$/, '') === name;
-  if (url.hostname === 'raw.githubusercontent.com' && ours(segments)) {
-    const rest = segments.slice(2);
-    const heads = rest[0] === 'refs' && rest[1] === 'heads' ? 2 : 0;
-    if (rest.length < heads + 2) return 'a raw URL without a file';
-    return { kind: 'raw', ref: rest[heads]!, path: rest.slice(heads + 1).join('/') };
-  }
-  if (url.hostname !== 'github.com' || !ours(segments)) return undefined;
-  const [kind, ref, ...path] = segments.slice(2);
-  if (kind !== 'blob' && kind !== 'tree' && kind !== 'raw') return { kind: 'page' };
-  if (!ref || path.length === 0 || path.join('') === '') return kind === 'tree' && ref ? { kind: 'page' } : `a ${kind} URL without a path`;
-  return { kind, ref, path: path.join('/') };
+/** A URL under this repository's GitHub owner: a page, a file, a raw file or the owner's own page. */
+function intoRepository(url: URL): boolean {
+  const host = url.hostname.toLowerCase();
+  if (host !== 'github.com' && host !== 'www.github.com' && host !== 'raw.githubusercontent.com') return false;
+  return safeDecode(url.pathname.split('/')[1] ?? '').toLowerCase() === OWNER.toLowerCase();
 }
 
-function githubUrl(repoRoot: string, path: string): string {
-  if (isDirectory(repoRoot, path)) return `https://github.com/${REPOSITORY}/tree/main/${path}`;
-  return /\.(png|jpe?g|gif|svg|webp)$/i.test(path) ? `${RAW}${path}` : `${BLOB}${path}`;
+/** What to write instead of a link to a file that is not shipped. */
+const nameIt = (path: string) => `name it as text (\`${path}\` in the repository), not as a link`;
+
+function inRepository(root: string, path: string): boolean {
+  return isFile(root, path) || isDirectory(root, path);
 }
 
 function isFile(root: string, path: string): boolean {
@@ -428,10 +416,15 @@ export function packAndExtract(root: string): { dir: string; tarball: string; re
 /** One line per problem, then the figures. */
 export function formatReport(report: Report, what: string): string {
   const lines = report.problems.map((p) => `✗ ${p.file}:${p.line}: ${p.target}\n    ${p.problem}`);
+  const hosts = Object.entries(report.hosts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([host, n]) => (n > 1 ? `${host} ×${n}` : host))
+    .join(', ');
   lines.push(
     `${report.problems.length === 0 ? '✓' : '✗'} links: ${report.files} Markdown files of ${what}; ${report.links} links and ` +
       `${report.images} images (${report.relative} relative, ${report.samePage} on the same page, ${report.repository} into the ` +
-      `repository, ${report.external} elsewhere: syntax only), ${report.anchors} anchors; ${report.problems.length} problem(s)`,
+      `unpublished repository, ${report.external} elsewhere, syntax only${hosts ? `: ${hosts}` : ''}), ${report.anchors} anchors; ` +
+      `${report.problems.length} problem(s)`,
   );
   return lines.join('\n');
 }

@@ -17,7 +17,7 @@ const tarball = join(
   readdirSync(work).find((f) => f.endsWith('.tgz')),
 );
 
-// What a consumer writes: every entry, the names DESIGN.md lists, strict options.
+// What a consumer writes: every entry, the public names it imports, strict options.
 const USE = `
 const client = new PaymentsClient({ environment: 'sandbox', baseUrl: process.env.BASE_URL, apiKey: undefined });
 export async function use(): Promise<string> {

@@ -1,11 +1,11 @@
 // Size check: min+gzip bytes of each entry with everything it imports (ky and zod
 // included), as a bundler would ship it for a browser (esbuild, platform browser). Prints
-// figures against DESIGN.md's budgets: `import { PaymentsClient }` 32,768 B, the webhooks
+// figures against the budgets in BUDGET below: `import { PaymentsClient }` 32,768 B, the webhooks
 // entry, which serverless functions load cold, 3,584 B, the fulfillment entry (with webhooks)
 // 6,144 B. In .ci/run.
 //
-// The budgets moved in DESIGN.md for the readers of the service's earlier generation (issue
-// 25): client 28,672 → 32,768 B, webhooks 3,072 → 3,584 B (its IPN form). A raise is a
+// The budgets were raised for the readers of the service's earlier generation: client
+// 28,672 → 32,768 B, webhooks 3,072 → 3,584 B (its IPN form). A raise is a
 // reviewed commit with its reason in the CHANGELOG. CEILING holds an entry that is over its
 // budget where it is (it fails on any growth past the ceiling, and every run prints how far
 // over it still is); none is over now.
@@ -15,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144, payouts: 6_144 };
 /** @type {Record<string, number>} */
 const CEILING = {
-  // The kit under real conditions (issue 26: the inbox and its worker, renewed leases,
+  // The kit under real conditions (the inbox and its worker, renewed leases,
   // attempts, the price check, a reconcile that stops) took the fulfillment entry over its
   // budget: 6,143 B before, 8,175 B with it, 7,880 B after trimming the kit (−343 B) and the
   // verifier (−119 B). Held at the measured figure (rounded up to 64 B) so that it cannot grow
@@ -73,7 +73,7 @@ function verdict(name, gz) {
     return `  (budget ${budget}: OVER${ceiling === undefined ? '' : `, and over its ceiling ${ceiling}`})`;
   }
   notes.push(
-    `${name} is ${gz - budget} B over DESIGN.md's budget of ${budget} B; held at or under its ceiling of ${ceiling} B until it is back under.`,
+    `${name} is ${gz - budget} B over its budget of ${budget} B; held at or under its ceiling of ${ceiling} B until it is back under.`,
   );
   return `  (budget ${budget}: OVER by ${gz - budget}; ceiling ${ceiling}: ok)`;
 }

@@ -100,7 +100,8 @@ export type PageSpec<T> = Omit<RequestSpec<z.ZodMiniType>, 'response'> & {
  *
  * const client = new PaymentsClient(); // reads BUSINESS_PAYMENTS_* env vars
  * const payment = await client.payments.create({
- *   payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001',
+ *   payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1002~a1', // one ref per attempt
+ *   ipn_url: 'https://shop.example.com/webhooks/payments', // needed unless API Config has a default
  * });
  * console.log(payment.checkout_url);
  * ```
@@ -138,6 +139,8 @@ export class PaymentsClient {
     this.billing = new Billing(this);
     // What the SDK sends on its own waits on it (the fulfilment kit finds it by the symbol).
     (this as unknown as Paced)[PACE] = pace(this.#options.pollingBudget);
+    // The kit logs why it refused a delivery through it: a warn line of this client's logger.
+    (this as unknown as Record<symbol, unknown>)[Symbol.for('business-payments.log')] = (line: string) => this.#log('warn', line);
   }
 
   /** The environment every request is sent to (`X-Environment`). */
@@ -182,7 +185,7 @@ export class PaymentsClient {
    *
    * @example
    * ```ts
-   * if ((await client.generation()) === 'earlier') await client.payments.initiate(params);
+   * if ((await client.generation()) === 'earlier') await client.payments.initiate({ ...params, success_redirect, cancel_redirect, ipn_url });
    * else await client.payments.create(params);
    * ```
    * @throws {APIConnectionError} when the server cannot be reached (nothing is cached then).

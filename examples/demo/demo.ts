@@ -87,7 +87,7 @@ async function startReceiver(secret: string, reserialise: boolean): Promise<Rece
     } catch (error) {
       const reason = error instanceof WebhookVerificationError ? error.reason : String(error);
       stats.rejected.push(reason);
-      const status = reason === 'invalid_signature' ? 401 : 400;
+      const status = /signature|timestamp|header/.test(reason) ? 401 : 400;
       res.writeHead(status).end(reason);
       const why = reserialise
         ? ` (it verified JSON.stringify(JSON.parse(body)): ${firstDifference(raw.toString('utf8'), String(payload))})`

@@ -159,6 +159,24 @@ export function clientOptions(
   };
 }
 
+/**
+ * Where each value {@link clientOptions} takes came from, by client option name, for reports to
+ * name it (`doctor`): its flag (`--base-url`), else its variable (`BUSINESS_PAYMENTS_BASE_URL`),
+ * else `default` for the environment; a value neither sets is left out.
+ */
+export function clientSources(values: Parameters<typeof clientOptions>[0], env: Env): Record<string, string> {
+  const sources: Record<string, string> = {};
+  for (const flag of Object.keys(CLIENT_OPTIONS) as Array<keyof typeof CLIENT_OPTIONS>) {
+    const name = flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    const variable = `BUSINESS_PAYMENTS_${flag.replace(/-/g, '_').toUpperCase()}`;
+    // As clientOptions reads them: a blank variable is unset (a padded credential is refused there).
+    const source =
+      values[flag] !== undefined ? `--${flag}` : env[variable]?.trim() ? variable : flag === 'environment' ? 'default' : undefined;
+    if (source) sources[name] = source;
+  }
+  return sources;
+}
+
 /** Parses `sandbox` / `production`; an error names `source`, the flag or the variable it came from. */
 export function environment(value: string | undefined, source = '--environment'): 'sandbox' | 'production' | undefined {
   if (value === undefined || value === 'sandbox' || value === 'production') return value;

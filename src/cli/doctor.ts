@@ -3,6 +3,7 @@ import {
   CLIENT_OPTIONS,
   CLIENT_OPTIONS_USAGE,
   clientOptions,
+  clientSources,
   credential,
   EXIT_FAILURE,
   EXIT_OK,
@@ -53,11 +54,17 @@ export const doctor: Command = {
     // Credentials with surrounding whitespace are usage errors naming the flag or the variable;
     // missing ones are left to the checklist's configuration check.
     const client = clientOptions(values, env);
+    const secretVars = webhookSecretVars(client.environment);
+    // Each value named by where it came from (a flag, a variable), never as a code option.
+    const sources: Record<string, string> = { ...clientSources(values, env), webhookUrl: '--webhook-url' };
+    const secretFrom = values['webhook-secret'] === undefined ? secretVars.find((variable) => env[variable]) : '--webhook-secret';
+    if (secretFrom) sources.webhookSecret = secretFrom;
     const diagnosis = await diagnose({
       ...client,
       webhookUrl: values['webhook-url'],
-      webhookSecret: credential(values['webhook-secret'], 'webhook-secret', env, webhookSecretVars(client.environment)),
+      webhookSecret: credential(values['webhook-secret'], 'webhook-secret', env, secretVars),
       confirmProduction: values.yes,
+      sources,
     });
     if (values.json) {
       io.stdout.write(`${JSON.stringify(diagnosis)}\n`);

@@ -30,7 +30,7 @@ export interface SentRequest<T> {
  * const { data, response } = await client.balance.retrieve().withResponse();
  * console.log(response.status, data);
  *
- * const raw = await client.payments.verify('TRX123').asResponse();
+ * const raw = await client.payments.verify(trxId).asResponse();
  * console.log(raw.headers.get('content-type'), await raw.text());
  * ```
  */

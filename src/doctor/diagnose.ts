@@ -13,6 +13,7 @@ import {
   type ServiceGeneration,
 } from 'business-payments';
 import { contractDrift, provisionalDifferences, type OpenAPIDoc } from './contract.js';
+import { readEnv } from '../internal/env.js';
 import { signWebhook } from '../testing/sign-webhook.js';
 
 /** Options of {@link diagnose}: the client's options, plus the webhook endpoint to try. */
@@ -35,6 +36,16 @@ export interface DiagnoseOptions extends ClientOptions {
   webhookTimeout?: number | undefined;
   /** The local clock in ms (for the clock-skew check). Default `Date.now`. */
   now?: (() => number) | undefined;
+  /**
+   * Where the values given in these options came from, by option name, for the checklist to
+   * name them: `{ baseUrl: 'BUSINESS_PAYMENTS_BASE_URL', apiKey: '--api-key' }` (the CLI passes
+   * its flags and variables so), or `'default'` for a value that is the default. A value given
+   * without a source here is named as a code option (`the apiKey option`); a client option
+   * left unset is read by the client from its variable, and named by it.
+   */
+  sources?:
+    | Partial<Record<'environment' | 'baseUrl' | 'merchantKey' | 'apiKey' | 'apiSecret' | 'webhookUrl' | 'webhookSecret', string>>
+    | undefined;
 }
 
 /** One line of the checklist. */
@@ -67,12 +78,51 @@ export interface Diagnosis {
 /** Largest clock difference the service accepts on a signed request (seconds). */
 const MAX_SKEW_S = 300;
 
+/** The client options a configuration is made of, each with its variable and its CLI flag. */
+const CONFIG = {
+  environment: ['BUSINESS_PAYMENTS_ENVIRONMENT', '--environment'],
+  baseUrl: ['BUSINESS_PAYMENTS_BASE_URL', '--base-url'],
+  merchantKey: ['BUSINESS_PAYMENTS_MERCHANT_KEY', '--merchant-key'],
+  apiKey: ['BUSINESS_PAYMENTS_API_KEY', '--api-key'],
+  apiSecret: ['BUSINESS_PAYMENTS_API_SECRET', '--api-secret'],
+} as const;
+type ConfigName = keyof typeof CONFIG;
+const CONFIG_NAMES = Object.keys(CONFIG) as ConfigName[];
+
+/**
+ * Where a value came from, as the checklist names it: the `sources` entry, else `the <name>
+ * option` for one given in the options; for one left unset, the variable the client reads
+ * (`default` for an environment neither sets), or undefined when nothing sets it.
+ */
+function sourceOf(options: DiagnoseOptions, name: ConfigName | 'webhookUrl' | 'webhookSecret'): string | undefined {
+  if (options[name] !== undefined) return options.sources?.[name] ?? `the ${name} option`;
+  if (name === 'webhookUrl' || name === 'webhookSecret') return undefined;
+  const variable = CONFIG[name][0];
+  return readEnv(variable, true) ? variable : name === 'environment' ? 'default' : undefined;
+}
+
+/** Where the configuration came from, values of one source together: `merchantKey, apiKey from code options; baseUrl from --base-url`. */
+function provenance(sources: Record<ConfigName, string | undefined>, names: readonly ConfigName[] = CONFIG_NAMES): string {
+  const groups = new Map<string | undefined, string[]>();
+  for (const name of names) {
+    const source = sources[name] === `the ${name} option` ? 'code options' : sources[name];
+    groups.set(source, [...(groups.get(source) ?? []), name]);
+  }
+  return [...groups].map(([source, names]) => from(names.join(', '), source)).join('; ');
+}
+
+/** `name from <source>` (`name by default`), for a detail or a fix. */
+function from(name: string, source: string | undefined): string {
+  return source === 'default' ? `${name} by default` : `${name} from ${source ?? 'nowhere (not set)'}`;
+}
+
 /**
  * Checks an integration against the live service: configuration, reachability and latency,
  * credentials and signature, clock skew, production approval, wallets, your webhook
  * endpoint (when `webhookUrl` is given) and contract drift. Never throws for what it finds.
  *
  * @example
+ * <!-- not run: it posts a signed test delivery to your public webhook URL -->
  * ```ts
  * const { ok, checks } = await diagnose({ webhookUrl: 'https://shop.example.com/hooks', webhookSecret });
  * for (const c of checks) console.log(c.status, c.name, c.detail, c.fix ?? '');
@@ -84,17 +134,30 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const skip = (name: string, detail: string) => add({ name, status: 'skip', detail });
   const now = options.now ?? Date.now;
 
+  const sources = Object.fromEntries(CONFIG_NAMES.map((name) => [name, sourceOf(options, name)])) as Record<ConfigName, string | undefined>;
+  // The service's clock, from the Date of the first answer that has one (the signed call's,
+  // refused or not), with the local time it came at: the clock check reads it.
+  let served: { date: number; at: number } | undefined;
+  const given = options.fetch;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const answer = await (given ?? globalThis.fetch)(input, init);
+    const date = Date.parse(answer.headers.get('date') ?? '');
+    // A Date is whole seconds: the service's clock was somewhere in the second after it.
+    if (!served && !Number.isNaN(date)) served = { date: date + 500, at: now() };
+    return answer;
+  };
+
   let client: PaymentsClient;
   try {
-    client = new PaymentsClient({ ...options, maxRetries: 0 });
-    add({ name: 'configuration', status: 'pass', detail: `${client.environment} at ${client.baseUrl}` });
-  } catch (error) {
+    // A `fetch` that is not a function is left for the client to refuse.
+    client = new PaymentsClient({ ...options, maxRetries: 0, fetch: given === undefined || typeof given === 'function' ? fetch : given });
     add({
       name: 'configuration',
-      status: 'fail',
-      detail: message(error),
-      fix: 'Set the option or environment variable named above (BUSINESS_PAYMENTS_*).',
+      status: 'pass',
+      detail: `${client.environment} at ${client.baseUrl} (${provenance(sources)})`,
     });
+  } catch (error) {
+    add(configurationFailure(message(error), sources));
     for (const name of ['service reachable', 'generation', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
       skip(name, 'needs a valid configuration');
     return done(checks);
@@ -102,15 +165,11 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
 
   // One signed call answers four questions: reachable, credentials, clock, approval.
   const started = now();
-  const siteInfo = await client.siteInfo
-    .retrieve()
-    .withResponse()
-    .then(
-      (value) => ({ value, error: undefined }),
-      (error: unknown) => ({ value: undefined, error }),
-    );
+  const siteInfo = await client.siteInfo.retrieve().then(
+    (value) => ({ value, error: undefined }),
+    (error: unknown) => ({ value: undefined, error }),
+  );
   const latency = Math.max(0, now() - started);
-  const response = siteInfo.value?.response ?? (siteInfo.error instanceof APIError ? siteInfo.error : undefined);
   if (siteInfo.error instanceof APIConnectionError) {
     add({ name: 'service reachable', status: 'fail', detail: message(siteInfo.error), fix: reachFix(siteInfo.error) });
     for (const name of ['generation', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
@@ -124,18 +183,15 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const lacks = (name: string, route: string): DiagnosisCheck | undefined =>
     generation === 'earlier' ? { name, status: 'skip', detail: `the earlier generation has no ${route} route` } : undefined;
 
-  const date = response && 'headers' in response ? response.headers?.get('date') : undefined;
-  const skew = date ? Math.round((now() - Date.parse(date)) / 1000) : undefined;
-  checks.push(...signedCallChecks(client.environment, siteInfo.error, skew));
-  add(
-    lacks('wallets', 'balance') ??
-      (siteInfo.error ? { name: 'wallets', status: 'skip', detail: 'needs accepted credentials' } : await walletsCheck(client)),
-  );
+  // The signed call is the first answer: its Date (a 401 has one too), else the generation probe's.
+  const skew = served && Math.round((served.at - served.date) / 1000);
+  const signed = signedCallChecks(client.environment, siteInfo.error, skew, sources);
+  checks.push(...signed);
+  // Refused for the clock: nothing after it could be checked, however right the credentials.
+  const refused = siteInfo.error ? (signed[0]!.status === 'skip' ? 'needs a clock the service accepts' : 'needs accepted credentials') : '';
+  add(lacks('wallets', 'balance') ?? (refused ? { name: 'wallets', status: 'skip', detail: refused } : await walletsCheck(client)));
   add(await webhookCheck(options, client.environment, generation === 'earlier'));
-  add(
-    lacks('contract', 'openapi.json') ??
-      (siteInfo.error ? { name: 'contract', status: 'skip', detail: 'needs accepted credentials' } : await contractCheck(client)),
-  );
+  add(lacks('contract', 'openapi.json') ?? (refused ? { name: 'contract', status: 'skip', detail: refused } : await contractCheck(client)));
   return done(checks, typeof generation === 'string' ? generation : undefined);
 }
 
@@ -154,48 +210,107 @@ function generationCheck(generation: ServiceGeneration | Error): DiagnosisCheck 
       };
 }
 
-/** What the signed site-info call says of credentials, clock and approval. */
-function signedCallChecks(environment: string, error: unknown, skew: number | undefined): DiagnosisCheck[] {
-  const checks: DiagnosisCheck[] = [];
-  if (error instanceof MerchantPendingApprovalError) {
-    checks.push({ name: 'credentials', status: 'pass', detail: 'accepted (the merchant is not approved yet)' });
-  } else if (error) {
-    const label = error instanceof APIError ? (error.label ?? String(error.status)) : error instanceof Error ? error.name : 'error';
-    checks.push({
-      name: 'credentials',
+/**
+ * The configuration check's failure: the client's words, naming where the value at fault came
+ * from (a code option, a variable, a CLI flag), and a fix that says where to correct it.
+ */
+function configurationFailure(said: string, sources: Record<ConfigName, string | undefined>): DiagnosisCheck {
+  const name = 'configuration';
+  // The client names a value it was given `<name> option`, one it read by its variable.
+  const about = CONFIG_NAMES.find((n) => said.startsWith(`${n} `) || said.startsWith(CONFIG[n][0]));
+  const source = about && sources[about];
+  if (!about || !source || / is not set/.test(said))
+    return {
+      name,
       status: 'fail',
-      detail: `${label}: ${message(error)}`,
-      fix: `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same credential set.`,
-    });
-  } else {
-    checks.push({ name: 'credentials', status: 'pass', detail: 'signed request accepted' });
-  }
-  if (skew === undefined) checks.push({ name: 'clock', status: 'skip', detail: 'the service sent no Date header' });
-  else if (Math.abs(skew) > MAX_SKEW_S) {
-    checks.push({
-      name: 'clock',
-      status: 'fail',
-      detail: `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's`,
-      fix: `Synchronise the clock (NTP): signed requests are refused beyond ${MAX_SKEW_S} s.`,
-    });
-  } else {
-    checks.push({ name: 'clock', status: 'pass', detail: `within ${Math.abs(skew)} s of the service` });
-  }
-  if (environment !== 'production') checks.push({ name: 'approval', status: 'skip', detail: 'sandbox: approval is not needed' });
-  else if (error instanceof MerchantPendingApprovalError) {
-    checks.push({
-      name: 'approval',
-      status: 'fail',
-      detail: message(error),
-      fix: 'Finish business approval in the dashboard; until then use the sandbox.',
-    });
-  } else
-    checks.push({
-      name: 'approval',
-      status: error ? 'skip' : 'pass',
-      detail: error ? 'unknown: the credentials were refused' : 'the merchant is approved for production',
-    });
-  return checks;
+      detail: said,
+      fix: `Set the value named above: the option or its environment variable (BUSINESS_PAYMENTS_*)${about ? `, or ${CONFIG[about][1]} with the CLI` : ''}.`,
+    };
+  const detail = said.startsWith(`${about} option `)
+    ? `${source}${said.slice(`${about} option`.length)}`
+    : said.startsWith(`${about} `)
+      ? `${about} (from ${source})${said.slice(about.length)}`
+      : said;
+  // A credential of the other environment: the environment may be the value at fault.
+  const or =
+    about !== 'environment' && / but environment is /.test(said)
+      ? `, or the environment (${from('environment', sources.environment)})`
+      : '';
+  return { name, status: 'fail', detail, fix: `Correct ${source}, where the value named above came from${or}.` };
+}
+
+/**
+ * What the signed site-info call says of credentials, clock and approval. A 401 with the
+ * local clock off by more than the service's window is the clock's failure: the service
+ * refuses the request's X-Timestamp whatever the credentials, so they are not judged.
+ */
+function signedCallChecks(
+  environment: string,
+  error: unknown,
+  skew: number | undefined,
+  sources: Record<ConfigName, string | undefined>,
+): DiagnosisCheck[] {
+  const label = error instanceof APIError ? (error.label ?? String(error.status)) : error instanceof Error ? error.name : 'error';
+  const unauthorized = error instanceof APIError && error.status === 401;
+  const offBy =
+    skew === undefined ? '' : `the local clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service's (its Date header)`;
+  const clockRefused = unauthorized && skew !== undefined && Math.abs(skew) > MAX_SKEW_S;
+  const credentials: DiagnosisCheck =
+    error instanceof MerchantPendingApprovalError
+      ? { name: 'credentials', status: 'pass', detail: 'accepted (the merchant is not approved yet)' }
+      : clockRefused
+        ? {
+            name: 'credentials',
+            status: 'skip',
+            detail:
+              `not judged: the service answered 401 (${label}), and ${offBy}, beyond its ${MAX_SKEW_S} s window: it refuses ` +
+              'a request signed with this clock (X-Timestamp) whatever the credentials. See clock.',
+          }
+        : error
+          ? {
+              name: 'credentials',
+              status: 'fail',
+              detail: `${label}: ${message(error)}`,
+              fix:
+                `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same ` +
+                `credential set (now ${provenance(sources, ['merchantKey', 'apiKey', 'apiSecret'])})` +
+                `${unauthorized && skew === undefined ? '; if they are, check the clock (NTP): the service sent no Date to compare with' : ''}.`,
+            }
+          : { name: 'credentials', status: 'pass', detail: 'signed request accepted' };
+  return [
+    credentials,
+    clockCheck(skew, clockRefused ? `${offBy}: the service refused the signed request (401 ${label}) for it` : offBy),
+    approvalCheck(environment, error, clockRefused),
+  ];
+}
+
+/** The local clock against the service's: `detail` says by how much (and what it cost). */
+function clockCheck(skew: number | undefined, detail: string): DiagnosisCheck {
+  const name = 'clock';
+  if (skew === undefined) return { name, status: 'skip', detail: 'the service sent no Date header' };
+  if (Math.abs(skew) <= MAX_SKEW_S) return { name, status: 'pass', detail: `within ${Math.abs(skew)} s of the service` };
+  return {
+    name,
+    status: 'fail',
+    detail,
+    fix:
+      `Synchronise this machine's clock with NTP (e.g. timedatectl set-ntp true, or w32tm /resync), then run doctor again: ` +
+      `each request is signed with the local time (X-Timestamp), and the service refuses one more than ${MAX_SKEW_S} s from its own clock.`,
+  };
+}
+
+/** Production only: the merchant is approved. */
+function approvalCheck(environment: string, error: unknown, clockRefused: boolean): DiagnosisCheck {
+  const name = 'approval';
+  if (environment !== 'production') return { name, status: 'skip', detail: 'sandbox: approval is not needed' };
+  if (error instanceof MerchantPendingApprovalError)
+    return { name, status: 'fail', detail: message(error), fix: 'Finish business approval in the dashboard; until then use the sandbox.' };
+  if (!error) return { name, status: 'pass', detail: 'the merchant is approved for production' };
+  return {
+    name,
+    status: 'skip',
+    detail: clockRefused ? 'unknown: the signed request was refused for the clock' : 'unknown: the credentials were refused',
+  };
 }
 
 /** Currencies with an active wallet (balance). */
@@ -308,15 +423,16 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
     return {
       name,
       status: 'fail',
-      detail: 'webhookSecret is not set (webhookUrl is)',
+      detail: `webhookSecret is not set (webhookUrl is: ${from('webhookUrl', sourceOf(options, 'webhookUrl'))})`,
       fix: 'Pass the webhook signing secret your endpoint verifies with (on the earlier generation, the API secret: it signs its IPN).',
     };
+  const secretFrom = sourceOf(options, 'webhookSecret');
   // The rule of every secret: surrounding whitespace is refused, never trimmed.
   if (options.webhookSecret !== options.webhookSecret.trim())
     return {
       name,
       status: 'fail',
-      detail: 'webhookSecret has leading or trailing whitespace (a copy-paste slip?)',
+      detail: `${options.sources?.webhookSecret ?? 'webhookSecret'} has leading or trailing whitespace (a copy-paste slip?)`,
       fix: 'Remove it: the service signs with the secret exactly as its dashboard shows it.',
     };
   const timeout = options.webhookTimeout ?? 10_000;
@@ -341,7 +457,7 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
       signal: AbortSignal.timeout(timeout),
     });
     const text = (await answer.text()).slice(0, 4_000);
-    return judgeAnswer(answer, text, event.data.trx_id, environment);
+    return judgeAnswer(answer, text, event.data.trx_id, `the ${environment} one, ${from('webhookSecret', secretFrom)}`);
   } catch (error) {
     const timedOut = error instanceof Error && error.name === 'TimeoutError';
     return {
@@ -361,7 +477,7 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
  * a 409, or any other answer but 401 that names the test transaction, shows it took the
  * signed event and looked the payment up, and passes with a note.
  */
-function judgeAnswer(answer: Response, text: string, trxId: string, environment: string): DiagnosisCheck {
+function judgeAnswer(answer: Response, text: string, trxId: string, secret: string): DiagnosisCheck {
   const name = WEBHOOK_CHECK;
   const { status } = answer;
   const said = text.trim().slice(0, 200);
@@ -377,7 +493,7 @@ function judgeAnswer(answer: Response, text: string, trxId: string, environment:
     };
   const fix =
     status === 400 || status === 401 || status === 403
-      ? `The endpoint refused the signature: check it verifies the raw body with this secret (the ${environment} one).`
+      ? `The endpoint refused the signature: check it verifies the raw body with this secret (${secret}).`
       : status >= 300 && status < 400
         ? `The service does not follow redirects (this one goes to ${answer.headers.get('location') ?? 'no location'}): use the final URL.`
         : status === 404

@@ -82,7 +82,13 @@ export interface FulfillmentOptions<Db = unknown> {
    * `ConfigurationError`.
    */
   secret: string | readonly string[];
-  /** The `PaymentsClient` of that environment: it verifies every outcome before a handler runs. */
+  /**
+   * The `PaymentsClient` of that environment: it verifies every outcome before a handler runs.
+   * A delivery `handleWebhook` refuses (401, 400) is logged through its `logger` at `warn`
+   * (with `logLevel` `warn` or more): `webhook refused, <reason>: <why>`, e.g.
+   * `timestamp_too_old: Timestamp 3600 s old (tolerance 300 s)` from a clock that is off;
+   * never the secret, the signature or the body.
+   */
   client: FulfillmentClient;
   /** Where claims and outcomes live. Default `memoryStore()`: one process only. */
   store?: FulfillmentStore<Db> | undefined;
@@ -236,6 +242,8 @@ export interface Fulfillment {
    *
    * @example
    * ```ts
+   * import { createServer } from 'node:http';
+   *
    * createServer(async (req, res) => {
    *   const { status, body } = await fulfillment.handleWebhook(req);
    *   res.writeHead(status, { 'content-type': 'application/json' }).end(body);
@@ -347,7 +355,7 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
 
   const answer = (delivery: Parameters<typeof bodyOf>[0]) =>
     trace('handleWebhook', environment, (info) =>
-      answerDelivery(delivery, max, { secret, environment }, info, async (event, noted) => {
+      answerDelivery(delivery, max, { secret, environment }, info, client, async (event, noted) => {
         if (!queued) return fromEvent(event, info, noted);
         named(event, info);
         // Recorded, then answered: the service waits for nothing else (a retry of a recorded
@@ -433,6 +441,7 @@ async function answerDelivery(
   max: number,
   keys: { secret: string | readonly string[]; environment: 'sandbox' | 'production' },
   info: FulfillmentTrace,
+  client: FulfillmentClient,
   settle: (event: WebhookEvent, recorded: () => void) => Promise<SettleResult | 'queued'>,
 ): Promise<WebhookAnswer> {
   const answer = (status: number, body: unknown): WebhookAnswer => ((info.status = status), { status, body: JSON.stringify(body) });
@@ -450,6 +459,11 @@ async function answerDelivery(
     if (!(error instanceof WebhookVerificationError)) throw error;
     // The spec: a bad signature (or timestamp) gets 401, and so does an unsigned delivery
     // (no signature header); a body that is not an event 400.
+    // Why, in the client's log at warn (a clock that is off refuses them all): the reason and the
+    // verifier's words (for a timestamp, its seconds), never a secret, a signature or the body.
+    (client as unknown as Record<symbol, ((line: string) => void) | undefined>)[Symbol.for('business-payments.log')]?.(
+      `webhook refused, ${error.reason}: ${error.message}`,
+    );
     return answer(/signature|timestamp|header/.test(error.reason) ? 401 : 400, { error: error.reason, message: error.message });
   }
   // Set once an earlier-generation delivery's trx_id is in the store: from then on `reconcile`

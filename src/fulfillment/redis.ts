@@ -162,9 +162,10 @@ const record = (reply: unknown[], i: number): InboxRecord => ({
  * a recorded outcome or an inbox record can be lost and its handler run again (or never).
  *
  * @example
+ * <!-- not run: it needs a Redis server; type-checked only -->
  * ```ts
  * import { createClient } from 'redis'; // or: import Redis from 'ioredis'; new Redis(url)
- * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const redis = await createClient({ url: process.env.REDIS_URL ?? 'redis://localhost:6379' }).connect();
  * const store = redisStore(redis);
  * ```
  */

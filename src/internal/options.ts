@@ -35,7 +35,7 @@ export interface Logger {
  * @example
  * ```ts
  * const client = new PaymentsClient({
- *   environment: 'sandbox',
+ *   environment: 'production',
  *   merchantKey: process.env.BUSINESS_PAYMENTS_MERCHANT_KEY,
  *   apiKey: process.env.BUSINESS_PAYMENTS_API_KEY,
  *   apiSecret: process.env.BUSINESS_PAYMENTS_API_SECRET,

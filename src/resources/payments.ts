@@ -30,8 +30,9 @@ import { PACE, sleep, type Pace, type Paced } from '../internal/pace.js';
  * @example
  * ```ts
  * const payment = await client.payments.create({
- *   payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1001',
+ *   payment_amount: 25, currency_code: 'USD', ref_trx: 'order-1003~a1', // one ref per attempt
  *   success_redirect: 'https://shop.example.com/thanks',
+ *   ipn_url: 'https://shop.example.com/webhooks/payments', // needed unless API Config has a default
  * });
  * redirect(payment.checkout_url!);
  * ```

@@ -13,7 +13,7 @@ export type WebhookVerificationReason =
 
 /**
  * Thrown by `verifyWebhook` / `verifyWebhookSignature` when a delivery must not be
- * trusted. Answer the sender with 400 (or 401 for `invalid_signature`) and do not process it.
+ * trusted. Answer the sender with 401 (a signature, timestamp or header problem) or 400 (the rest) and do not process it.
  */
 export class WebhookVerificationError extends PaymentsError {
   override name = 'WebhookVerificationError';

@@ -82,7 +82,7 @@ describe('diagnose()', () => {
     expect(hook.received.at(-1)?.event.type).toBe('payment.completed');
   });
 
-  // Issue 17: the live service describes what the spec does not show in its own way.
+  // The live service describes what the spec does not show in its own way.
   // That is advice (the SDK reads it defensively), never a failure; a shown shape that
   // differs is still drift.
   test('a live openapi.json naming the payout id payout_id: contract passes, with advice naming the field', async () => {
@@ -131,7 +131,7 @@ describe('diagnose()', () => {
     expect(failed(d)).toEqual([
       expect.objectContaining({
         name: 'clock',
-        detail: expect.stringMatching(/^the local clock is 36\d\d s ahead of the service's$/),
+        detail: expect.stringMatching(/^the local clock is 36\d\d s ahead of the service's \(its Date header\)$/),
         fix: expect.stringContaining('NTP'),
       }),
     ]);
@@ -304,7 +304,10 @@ describe('business-payments doctor', () => {
       { env: {} },
     );
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^✓ configuration: sandbox at /);
+    // Each value named by its flag; the environment is the default.
+    expect(run.stdout).toMatch(
+      /^✓ configuration: sandbox at http:\/\/\S+ \(environment by default; baseUrl from --base-url; merchantKey from --merchant-key; apiKey from --api-key; apiSecret from --api-secret\)\n/,
+    );
     expect(run.stdout).not.toContain('✗');
     expect(run.stdout).toMatch(/All checks passed\.\n$/);
   });
@@ -319,6 +322,14 @@ describe('business-payments doctor', () => {
     const run = await runCli(['doctor'], { env });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^✗ credentials: Invalid API credentials: .*\n {4}fix: /m);
+    // Values from variables are named by them, never called options.
+    expect(run.stdout).toMatch(
+      /^✓ configuration: sandbox at \S+ \(environment by default; baseUrl from BUSINESS_PAYMENTS_BASE_URL; merchantKey from BUSINESS_PAYMENTS_MERCHANT_KEY; apiKey from BUSINESS_PAYMENTS_API_KEY; apiSecret from BUSINESS_PAYMENTS_API_SECRET\)$/m,
+    );
+    expect(run.stdout).toMatch(
+      /fix: .*\(now merchantKey from BUSINESS_PAYMENTS_MERCHANT_KEY; .*apiSecret from BUSINESS_PAYMENTS_API_SECRET\)\.$/m,
+    );
+    expect(run.stdout).not.toMatch(/option/);
     const json = await runCli(['doctor', '--json'], { env });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({
@@ -346,6 +357,75 @@ describe('business-payments doctor', () => {
       checks: expect.arrayContaining([expect.objectContaining({ name: 'webhook endpoint', status: 'pass' })]),
     });
     expect(hook.received.map((r) => r.headers['x-environment'])).toEqual(['production']);
+  });
+});
+
+describe('business-payments doctor: where each value came from, and a clock that is off', () => {
+  const creds = () => mock.credentials.sandbox;
+
+  test('a variable at fault: ✗ configuration names the variable, and the fix says to correct it there', async () => {
+    const env = {
+      BUSINESS_PAYMENTS_BASE_URL: server.url,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: creds().merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: 'live_key_in_the_sandbox',
+      BUSINESS_PAYMENTS_API_SECRET: creds().apiSecret,
+    };
+    const run = await runCli(['doctor'], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /^✗ configuration: BUSINESS_PAYMENTS_API_KEY is a live_ \(production\) credential but environment is 'sandbox'/m,
+    );
+    expect(run.stdout).toMatch(
+      /^ {4}fix: Correct BUSINESS_PAYMENTS_API_KEY, where the value named above came from, or the environment \(environment by default\)\.$/m,
+    );
+    expect(run.stdout).not.toMatch(/option/);
+  });
+
+  test('a flag at fault: named as the flag', async () => {
+    const run = await runCli(
+      ['doctor', '--base-url', 'ftp://payments.example.com', '--merchant-key', creds().merchantKey, '--api-key', creds().apiKey],
+      { env: { BUSINESS_PAYMENTS_API_SECRET: creds().apiSecret, BUSINESS_PAYMENTS_ENVIRONMENT: 'sandbox' } },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^✗ configuration: baseUrl \(from --base-url\) must use https:/m);
+    expect(run.stdout).toMatch(/^ {4}fix: Correct --base-url, where the value named above came from\.$/m);
+  });
+
+  test('the webhook secret from its variable: a refused signature names it', async () => {
+    const env = {
+      BUSINESS_PAYMENTS_BASE_URL: server.url,
+      BUSINESS_PAYMENTS_MERCHANT_KEY: creds().merchantKey,
+      BUSINESS_PAYMENTS_API_KEY: creds().apiKey,
+      BUSINESS_PAYMENTS_API_SECRET: creds().apiSecret,
+      BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX: 'whsec_wrong',
+    };
+    const run = await runCli(['doctor', '--webhook-url', hookUrl], { env });
+    expect(run.stdout).toMatch(/^✗ webhook endpoint: answered 400: bad signature$/m);
+    expect(run.stdout).toContain('(the sandbox one, webhookSecret from BUSINESS_PAYMENTS_WEBHOOK_SECRET_SANDBOX)');
+  });
+
+  test('a sandbox an hour ahead (this clock an hour behind): ✗ clock with the skew and NTP, – credentials, exit 1', async () => {
+    const skewed = createMockService({ autoRun: false, now: () => Date.now() + 3_600_000 });
+    const at = await skewed.listen({ port: 0 });
+    try {
+      const { merchantKey, apiKey, apiSecret } = skewed.credentials.sandbox;
+      const run = await runCli(
+        ['doctor', '--base-url', at.url, '--merchant-key', merchantKey, '--api-key', apiKey, '--api-secret', apiSecret],
+        {
+          env: {},
+        },
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(
+        /^✗ clock: the local clock is 3\d{3} s behind the service's \(its Date header\): the service refused the signed request \(401 Invalid API credentials\) for it\n {4}fix: Synchronise this machine's clock with NTP/m,
+      );
+      expect(run.stdout).toMatch(/^– credentials: not judged: the service answered 401/m);
+      expect(run.stdout).not.toMatch(/✗ credentials/);
+      expect(run.stdout.match(/^✗/gm)).toHaveLength(1);
+    } finally {
+      await at.close();
+      await skewed.close();
+    }
   });
 });
 

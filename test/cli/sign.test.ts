@@ -94,8 +94,8 @@ describe('sign', () => {
     expect(headerLines(run.stdout)['X-Signature']).toBe(`sha256=${openssl('from_env', '5.GET./p.')}`);
   });
 
-  // Issue 19: the keys did not come from the environment, so the printed curl failed with
-  // "Missing merchant key"; any word passed as a method.
+  // The keys once did not come from the environment, so the printed curl failed with
+  // "Missing merchant key"; and any word passed as a method.
   test('the keys and the environment fall back to BUSINESS_PAYMENTS_* as the secret does', async () => {
     const run = await runCli(['sign', '--method', 'GET', '--path', '/p', '--timestamp', '5'], {
       env: {

@@ -319,7 +319,7 @@ describe("trigger --format legacy: the earlier generation's IPN", () => {
   });
 });
 
-// Item 7 of the earlier-generation issue: a handler that re-serialises the body before verifying
+// A handler that re-serialises the body before verifying
 // (JSON.stringify(JSON.parse(body)), or a framework's parsed body) fails against trigger as it
 // would in production. The current form is written as the service writes it (PHP's
 // json_encode: `\uXXXX`, `\/`) and its default data has a non-ASCII letter (Zoë), so

@@ -406,7 +406,7 @@ describe('401 and the server clock', () => {
   });
 });
 
-// Issue 17: the sandbox now answers DUPLICATE_REFERENCE; the error names the way out, in
+// The sandbox answers a reused ref_trx with DUPLICATE_REFERENCE; the error names the way out, in
 // whatever field the server puts the code.
 describe('DUPLICATE_REFERENCE says what to do', () => {
   test.each([

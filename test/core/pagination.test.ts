@@ -262,7 +262,7 @@ describe.each(routes)('$name', ({ path, list, items, key }) => {
     expect(offsets()).toEqual([1, 3, 5]);
   });
 
-  // Provisional items (issue 17): nothing in an item makes a list throw.
+  // Provisional items: nothing in an item makes a list throw.
   test('a mistyped item is kept as it came (an id number read as its digits)', async () => {
     const body = { data: [{ ...items[0]!, [key]: 12, amount: 'n/a' }] };
     api.on('get', path, { body });
@@ -489,7 +489,7 @@ describe('the walk ends when the server says so, and never drops or loops (regre
   );
 });
 
-// Issue 17: servers that shape lists otherwise than the sandbox. A walk used to stop after
+// Servers that shape lists otherwise than the sandbox. A walk used to stop after
 // a short page even when the server said there was more, and ignored Laravel's paginator.
 describe('other list envelopes: the walk ends only when the server says so', () => {
   const many = Array.from({ length: 120 }, (_, i) => ({ trx_id: `TRX${i + 1}`, amount: i + 1, currency: 'USD', status: 'success' }));

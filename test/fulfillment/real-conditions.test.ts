@@ -1,4 +1,4 @@
-// The kit under real conditions (DESIGN.md "The kit under real conditions"), on the memory
+// The kit under real conditions, on the memory
 // store and on postgresStore over PGlite: the inbox (ack at once, process after, drain, work,
 // backoff, dead, replay), leases renewed while a slow handler runs, attempts and one payment
 // per order, the price check, and a reconcile that stops past `since`.

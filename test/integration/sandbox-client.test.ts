@@ -1,6 +1,7 @@
 // The client against the simulated service over a real socket (`mock.listen()`, no msw):
-// one test per method of DESIGN.md's table, idempotency on the wire, each spec error label
-// mapped to its class, and clock-skew detection from the server's Date header.
+// one test per method of the client (the README's method table), idempotency on the wire,
+// each spec error label mapped to its class, and clock-skew detection from the server's Date
+// header.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   APIError,

@@ -1,4 +1,4 @@
-// One rule for every secret and key (issue 19, item 6): API and webhook, option,
+// One rule for every secret and key: API and webhook, option,
 // environment variable, CLI flag. Leading or trailing whitespace is refused when the thing
 // is built (never trimmed, never at the first call or delivery), with a message that names
 // where the value came from; a missing one "is not set". No message carries the value.

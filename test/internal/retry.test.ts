@@ -476,7 +476,7 @@ describe('payout outcomes INPROGRESS / AMBIGUOUS', () => {
     expect(Date.now()).toBe(START);
   });
 
-  // Issue 17: a payout 5xx used to be retried unless its body held exactly INPROGRESS or
+  // A payout 5xx used to be retried unless its body held exactly INPROGRESS or
   // AMBIGUOUS: against a server that stores only 2xx answers per key, 3 attempts made 3
   // transfers. Money out is now retried only when it provably never left, or on 429.
   test.each([

@@ -1,4 +1,4 @@
-// Issue 19: what an operator sees of the SDK in production. Tracing on the
+// What an operator sees of the SDK in production. Tracing on the
 // diagnostics_channel TracingChannel `business-payments:request` (and the retry channel),
 // User-Agent, request ids on results and errors, fetchOptions and withOptions, and timeout
 // errors that say which budget ran out. Each "regression" test failed on the landed main.

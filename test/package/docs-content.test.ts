@@ -1,8 +1,9 @@
 // The guides the package ships are for the people who use it. How the repository tests
-// itself (soak runs, V8 flags, CI scripts, internal source paths, the product design file)
-// belongs in CONTRIBUTING.md, which is not shipped. A link to a file on GitHub is fine (the
-// examples, the store conformance suite, the signing vectors); a repository path named in
-// the text is not. And the going-live page lists every check doctor runs.
+// itself (soak runs, V8 flags, CI scripts, internal source paths, maintainers' design notes)
+// belongs in CONTRIBUTING.md, which is not shipped. An example named by its path
+// (`examples/…` in the repository) is fine; a source, test or script path is not (the
+// link checker refuses links into the repository, which is not published). And the
+// going-live page lists every check doctor runs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ const guides = readdirSync(join(root, 'docs'))
   .filter((name) => name.endsWith('.md'))
   .map((name) => `docs/${name}`);
 
-/** The text a reader sees, without link targets and URLs (GitHub paths are allowed there). */
+/** The text a reader sees, without link targets and URLs (scripts/check-links.ts judges those). */
 const prose = (markdown: string) => markdown.replace(/\]\([^)\s]*\)/g, ']()').replace(/https?:\/\/[^\s)>\]`'"]+/g, '<url>');
 
 const INTERNALS: [RegExp, string][] = [
@@ -68,7 +69,7 @@ describe('docs/going-live.md', () => {
   const page = () => read('docs/going-live.md');
 
   test('is linked from the README and from the doctor section of docs/cli.md', () => {
-    expect(read('README.md')).toContain('(https://github.com/business-payments/business-payments-node/blob/main/docs/going-live.md)');
+    expect(read('README.md')).toContain('(docs/going-live.md)');
     const cli = read('docs/cli.md');
     const doctor = cli.slice(cli.indexOf('## `business-payments doctor`'), cli.indexOf('## `reconcile`'));
     expect(doctor).toMatch(/\]\(going-live\.md(#[\w-]+)?\)/);

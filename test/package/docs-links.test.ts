@@ -1,14 +1,14 @@
 // The Markdown the package ships, read where users read it: in node_modules/business-payments
-// (no examples/, test/ or docs/images/ there) and on GitHub. The rules are in
-// scripts/check-links.ts (and CONTRIBUTING.md); `npm run check:links` applies them to the
-// packed tarball, this file to what `npm pack --dry-run` lists in this checkout.
+// (no examples/, test/ or docs/images/ there). The repository is not published on GitHub, so
+// no link may go there. The rules are in scripts/check-links.ts (and CONTRIBUTING.md);
+// `npm run check:links` applies them to the packed tarball, this file to what
+// `npm pack --dry-run` lists in this checkout.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
-  BLOB,
-  RAW,
+  OWNER,
   REPOSITORY,
   anchorsOf,
   checkLinks,
@@ -22,6 +22,12 @@ import {
 } from '../../scripts/check-links.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository's old address on GitHub, and its raw files: nothing is published there. */
+const GH = `https://github.com/${REPOSITORY}`;
+const RAW = `https://raw.githubusercontent.com/${REPOSITORY}/main/`;
+const UNPUBLISHED =
+  `a URL into the repository on GitHub, which is not published (nothing exists under github.com/${OWNER}/): ` +
+  'link a shipped Markdown file relatively, or name a file of the repository as text';
 let shipped: string[] = [];
 
 beforeAll(() => {
@@ -46,19 +52,25 @@ describe('what the package ships', () => {
 });
 
 describe('links in the shipped Markdown', () => {
-  test('every link, image and #anchor resolves in the package or in this repository on GitHub', () => {
+  test('every link and #anchor resolves in the package; none goes to the unpublished repository', () => {
     const tree = directoryTree(root, shipped);
     const files = shipped.filter((path) => path.endsWith('.md'));
     const report = checkLinks({ files, tree, repoRoot: root });
     expect(report.problems.map((p) => `${p.file}:${p.line}: ${p.target}: ${p.problem}`)).toEqual([]);
     expect(files.length).toBeGreaterThanOrEqual(14);
     expect(report.links).toBeGreaterThan(60);
-    expect(report.images).toBe(6);
+    expect(report.relative).toBeGreaterThan(60);
+    expect(report.images).toBe(0); // the screenshots are not shipped
+    expect(report.repository).toBe(0);
     expect(report.anchors).toBeGreaterThan(20);
-    expect(formatReport(report, 'the package')).toMatch(/^✓ links: \d+ Markdown files of the package; \d+ links and 6 images/);
+    // Other hosts are checked for syntax only: a new one is a change to look at here.
+    expect(report.hosts).toEqual({ 'keepachangelog.com': 1, 'semver.org': 1, 'pay.example.com': 2 });
+    expect(formatReport(report, 'the package')).toMatch(
+      /^✓ links: \d+ Markdown files of the package; \d+ links and 0 images \(.*0 into the unpublished repository, 4 elsewhere, syntax only: keepachangelog\.com, pay\.example\.com ×2, semver\.org\)/,
+    );
   });
 
-  test('CONTRIBUTING.md (on GitHub only) links to files of the repository', () => {
+  test('CONTRIBUTING.md (in a clone only) links to files of the repository, never to GitHub', () => {
     const repoTree: Tree = {
       has: (path) => existsSync(join(root, path)), // files and folders: GitHub shows both
       read: (path) => (statSync(join(root, path)).isFile() ? readFileSync(join(root, path), 'utf8') : undefined),
@@ -78,46 +90,56 @@ describe('the link checker', () => {
     `![Gone](${RAW}docs/images/console-gone.png) ![Here](${RAW}docs/images/console-console.png)`,
     'Read [retries](retries.md#no-such-heading), [retries](retries.md#what-is-retried) and [above](#guide).',
     'Also [nowhere](#nowhere), [the built file](../dist/index.js), [a missing guide](missing.md).',
-    `In the repository: [a file](${BLOB}docs/testing.md#web-console), [gone](${BLOB}docs/gone.md),`,
-    `[a bad anchor](${BLOB}docs/testing.md#Web-Console), [a folder](https://github.com/${REPOSITORY}/tree/main/examples/nextjs),`,
-    `[another branch](https://github.com/${REPOSITORY}/blob/develop/README.md), [issues](https://github.com/${REPOSITORY}/issues).`,
-    'Elsewhere: [fine](https://example.com/a?b=1#c), [ftp](ftp://example.com/f), [broken](https://), [ref][nope].',
+    `On GitHub: [a file that is here](${GH}/blob/main/docs/testing.md#web-console), [the owner](https://github.com/${OWNER}),`,
+    `[a folder](${GH}/tree/main/examples/nextjs), [issues](${GH}/issues), [another of its repositories](https://www.github.com/${OWNER}/other).`,
+    'Elsewhere: [fine](https://example.com/a?b=1#c), [ftp](ftp://example.com/f), [broken](https://), [ref][nope],',
+    '[another owner](https://github.com/business-payments-labs/r).',
     '',
-    '```md',
+    '```sh',
     '[inside a code block](../nowhere.md)',
-    `curl ${RAW}test/fixtures/gone.json   # a URL into the repository, even in code`,
+    `curl ${RAW}test/fixtures/signing-vectors.json   # a URL into the repository, even in code`,
     '# not a heading',
     '```',
     '',
-    'And `[in a code span](../nowhere.md)`.',
+    `And \`[in a code span](../nowhere.md)\` and \`git clone ${GH}.git\`.`,
   ].join('\n');
   const files = {
     'docs/guide.md': guide,
     'docs/retries.md': '# Retries\n\n## What is retried\n',
     'dist/index.js': '',
   };
+  const notShipped = (path: string) =>
+    `${path} is not shipped in the package; it is in the repository, which is not published: name it as text (\`${path}\` in the repository), not as a link`;
 
-  test('catches dead relative links, missing images and missing anchors, and passes the rest', () => {
+  test('catches dead relative links, links into the unpublished repository and missing anchors, and passes the rest', () => {
     const report = checkLinks({ files: ['docs/guide.md'], tree: fixture(files), repoRoot: root });
     const found = report.problems.map((p) => `${p.line} ${p.target} → ${p.problem}`);
     expect(found).toEqual([
-      `3 ../examples/demo/demo.ts → examples/demo/demo.ts is not shipped in the package; it is in the repository: link ${BLOB}examples/demo/demo.ts`,
-      `3 ../examples/nextjs → examples/nextjs is not shipped in the package; it is in the repository: link https://github.com/${REPOSITORY}/tree/main/examples/nextjs`,
-      `4 images/console-console.png → docs/images/console-console.png is not shipped in the package; it is in the repository: link ${RAW}docs/images/console-console.png`,
-      `5 ${RAW}docs/images/console-gone.png → no file docs/images/console-gone.png in the repository`,
+      `3 ../examples/demo/demo.ts → ${notShipped('examples/demo/demo.ts')}`,
+      `3 ../examples/nextjs → ${notShipped('examples/nextjs')}`,
+      `4 images/console-console.png → ${notShipped('docs/images/console-console.png')}`,
+      `5 ${RAW}docs/images/console-gone.png → ${UNPUBLISHED}`,
+      `5 ${RAW}docs/images/console-console.png → ${UNPUBLISHED}`,
       '6 retries.md#no-such-heading → no heading #no-such-heading in docs/retries.md',
       '7 #nowhere → no heading #nowhere in docs/guide.md',
-      '7 ../dist/index.js → relative links name only shipped Markdown files: link dist/index.js with an absolute URL',
+      '7 ../dist/index.js → relative links name only shipped Markdown files: name `dist/index.js` as text',
       '7 missing.md → docs/missing.md is not shipped in the package',
-      `8 ${BLOB}docs/gone.md → no file docs/gone.md in the repository`,
-      `9 ${BLOB}docs/testing.md#Web-Console → no heading #Web-Console in docs/testing.md (did you mean #web-console? anchors are lower case)`,
-      `10 https://github.com/${REPOSITORY}/blob/develop/README.md → links into the repository point at main (this one: develop)`,
-      '11 ftp://example.com/f → unexpected scheme ftp:',
-      '11 https:// → not a valid URL',
-      '11 [undefined reference: nope] → a reference link whose label has no definition',
-      `15 ${RAW}test/fixtures/gone.json → no file test/fixtures/gone.json in the repository`,
+      `8 ${GH}/blob/main/docs/testing.md#web-console → ${UNPUBLISHED}`,
+      `8 https://github.com/${OWNER} → ${UNPUBLISHED}`,
+      `9 ${GH}/tree/main/examples/nextjs → ${UNPUBLISHED}`,
+      `9 ${GH}/issues → ${UNPUBLISHED}`,
+      `9 https://www.github.com/${OWNER}/other → ${UNPUBLISHED}`,
+      '10 ftp://example.com/f → unexpected scheme ftp:',
+      '10 https:// → not a valid URL',
+      '10 [undefined reference: nope] → a reference link whose label has no definition',
+      `15 ${RAW}test/fixtures/signing-vectors.json → ${UNPUBLISHED}`,
+      `19 ${GH}.git → ${UNPUBLISHED}`,
     ]);
-    expect({ links: report.links, images: report.images, anchors: report.anchors }).toEqual({ links: 19, images: 3, anchors: 6 });
+    expect(report).toMatchObject({ links: 20, images: 3, relative: 7, samePage: 2, repository: 9, external: 2, anchors: 4 });
+    expect(report.hosts).toEqual({ 'example.com': 1, 'github.com': 1 });
+    expect(formatReport(report, 'a fixture')).toMatch(
+      /9 into the unpublished repository, 2 elsewhere, syntax only: example\.com, github\.com\).*19 problem\(s\)$/,
+    );
   });
 
   test('reads inline, reference, HTML and bare links, and nothing inside code', () => {

@@ -22,7 +22,7 @@ describe('balance.retrieve', () => {
     expectPlainJson(balance);
   });
 
-  // Provisional shape (issue 17): the spec describes the balance only in words. Other
+  // Provisional shape: the spec describes the balance only in words. Other
   // plausible answers are read as wallets; nothing a server sends makes the call throw.
   test.each([
     ['a currency map', { USD: 120.5, TZS: '250000.00' }, wallets],
@@ -135,7 +135,7 @@ describe('siteInfo.retrieve', () => {
     expect(data).toStrictEqual(body);
   });
 
-  // Nothing in site info is acted on (issue 17: site_logo null used to throw): every field
+  // Nothing in site info is acted on (site_logo null used to throw): every field
   // is kept as the server sent it.
   const { features, environments } = fixtures.siteInfo;
   test.each([

@@ -45,7 +45,7 @@ describe('billing.plans.create', () => {
     expect(data).toStrictEqual(body);
   });
 
-  // Issue 17: the spec shows no plan body, so the SDK's guess is a suggestion, never a
+  // The spec shows no plan body, so the SDK's guess is a suggestion, never a
   // rule: `interval: 'monthly'` and unknown fields are sent as written. JSON types still checked.
   test('an unshown body is sent as written: interval monthly, trial_days, any other field', async () => {
     api.on('post', '/api/v1/billing/plans', { body: planRecord });
@@ -101,7 +101,7 @@ describe('billing.plans.create', () => {
     expect(api.seen).toHaveLength(0);
   });
 
-  // Provisional shape (issue 17): a plan answered with `price`, `code` or a number id reads as a plan.
+  // Provisional shape: a plan answered with `price`, `code` or a number id reads as a plan.
   test.each([
     ['a numeric plan_code', { status: 'success', data: { plan_code: 42 } }, { plan_code: '42' }],
     [

@@ -169,7 +169,7 @@ describe('payments.create', () => {
     expect(api.seen).toHaveLength(1);
   });
 
-  // Shown shape, tolerant where nothing is acted on (issue 17): each resolves, values kept
+  // Shown shape, tolerant where nothing is acted on: each resolves, values kept
   // or read as the spec's type.
   test.each([
     ['amount as a decimal string', { ...createBody, data: { ...fixtures.payment, amount: '25.00' } }, { amount: 25 }],
@@ -573,7 +573,7 @@ describe('payments.retrieve', () => {
     expect(data).toStrictEqual(record);
   });
 
-  // Provisional shape (issue 17): nothing the server sends makes retrieve throw.
+  // Provisional shape: nothing the server sends makes retrieve throw.
   test('a mistyped known field is kept as it came', async () => {
     const body = { trx_id: 'TRX123456', status: 3 };
     api.on('get', '/api/v1/payments/:id', { body });
@@ -630,7 +630,7 @@ describe('payments.push', () => {
     expectPlainJson(result);
   });
 
-  // Issue 17: the envelope's status was read as the payment's (`success`: paid!), and a 200
+  // The envelope's status was once read as the payment's (`success`: paid!), and a 200
   // saying the push failed resolved as if it went out.
   test.each([
     [
@@ -766,8 +766,8 @@ describe('payments.verify', () => {
     expect(await client.payments.verify('TRX123456')).toStrictEqual(body);
   });
 
-  // Not acted on: kept as sent (issue 17: verify with customer null, fee null while
-  // pending, no description used to throw, blocking fulfilment).
+  // Not acted on: kept as sent (verify with customer null, fee null while pending, or no
+  // description used to throw, blocking fulfilment).
   test.each([
     ['fee null while pending', { ...fixtures.verified, status: 'pending', fee: null }, { fee: null }],
     ['fee missing', { ...fixtures.verified, fee: undefined }, {}],
@@ -972,7 +972,7 @@ describe('regressions', () => {
     expect(verified).toStrictEqual(body);
   });
 
-  // Issue 17: it used to resolve on any status but pending (`processing` included), and the
+  // It used to resolve on any status but pending (`processing` included), and the
   // README says to treat that as not paid: a merchant cancelled an order still being paid.
   test.each(['processing', 'initiated', 'refunded'])('waitForOutcome keeps polling through %j until the deadline', async (status) => {
     const other = { ...fixtures.verified, status };

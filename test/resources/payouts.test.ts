@@ -144,7 +144,7 @@ describe('payouts.create', () => {
     expect(Date.now()).toBe(START);
   });
 
-  // Changed (issue 17): money out is not retried on a 5xx, whose meaning may be "ambiguous".
+  // Money out is not retried on a 5xx (it once was), whose meaning may be "ambiguous".
   test('a plain 503 is not retried: thrown with the key and how to look the payout up', async () => {
     api.sequence('post', '/api/v1/payouts', [{ status: 503, body: { error: 'Service Unavailable' } }, { body: payout }]);
     const { client } = setup();
@@ -167,7 +167,7 @@ describe('payouts.create', () => {
     expect(api.seen).toHaveLength(1);
   });
 
-  // Provisional shape (issue 17): a payout the server made must never become an error no
+  // Provisional shape: a payout the server made must never become an error no
   // retry can clear (the merchant would pay out again under a new key).
   test('an integer id reads as its digits', async () => {
     api.on('post', '/api/v1/payouts', { body: { id: 12345, amount: 100, status: 'SUCCESS' } });

@@ -1,4 +1,4 @@
-// Issue 17, "The real server, not our mirror": every SDK method against servers that are not
+// The real server, not our mirror: every SDK method against servers that are not
 // our sandbox, yet are faithful to the spec. A real node:http server of our own (it checks
 // every signature with its own HMAC) answers each provisional route in several other plausible
 // shapes, and each shown route in the variants the spec tolerates. For each: no throw, nothing
@@ -180,7 +180,7 @@ describe('payments.initiate (shown: PaymentSession) in tolerated variants', () =
     () => client.payments.initiate(params),
   );
 
-  // Found by this suite (issue 17): flag fields were read through String(value), so a value
+  // Found by this suite: flag fields were read through String(value), so a value
   // that is no flag spelling at all ([1], ["false"]) became a boolean instead of being kept.
   test('a flag field holding something else ([1]) is kept as sent', async () => {
     const odd = { ...info, is_sandbox: [1], merchant_payment_methods_restricted: ['false'] };
@@ -353,7 +353,7 @@ describe('payments.retrieve (provisional) in other shapes', () => {
     () => client.payments.retrieve(TRX),
   );
 
-  // Found by this suite (issue 17): a record whose id goes by another name the SDK reads
+  // Found by this suite: a record whose id goes by another name the SDK reads
   // (transaction_id) and whose status is `failed` was taken for a failure envelope (APIError 200).
   test('a bare failed payment named by transaction_id is a record, not a failure envelope', async () => {
     server.on('GET', '/api/v1/payments/:trx_id', { body: failedById });
@@ -537,7 +537,7 @@ const payoutVariants = (): Variant[] => {
 describe('payouts.create (provisional) in other shapes: the outcome read wherever it is', () => {
   eachVariant('POST', '/api/v1/payouts', payoutVariants(), () => client.payouts.create({ amount: 100 }));
 
-  // Found by this suite (issue 17): `reference` is one of the payout id names the SDK reads,
+  // Found by this suite: `reference` is one of the payout id names the SDK reads,
   // yet a flat body naming its id so was taken for an envelope and its status word dropped.
   test('{ reference, status: "success" } (a payout named by reference) keeps its status', async () => {
     server.on('POST', '/api/v1/payouts', { body: { reference: UUID, status: 'success', amount: 100 } });
@@ -549,7 +549,7 @@ describe('payouts.create (provisional) in other shapes: the outcome read whereve
 describe('payouts.retrieve (provisional) in other shapes', () => {
   eachVariant('GET', '/api/v1/payouts/:id', payoutVariants(), () => client.payouts.retrieve(UUID));
 
-  // Found by this suite (issue 17): as for payments, `reference` names the payout, yet a FAILED
+  // Found by this suite: as for payments, `reference` names the payout, yet a FAILED
   // payout named so was taken for a failure envelope (APIError 200) instead of being returned.
   test('{ reference, status: "FAILED" } is a failed payout, not a failure envelope', async () => {
     server.on('GET', '/api/v1/payouts/:id', { body: { reference: UUID, status: 'FAILED', amount: 100 } });
@@ -739,9 +739,9 @@ describe.each(LISTS)('$name: a walk yields every item exactly once, read right, 
   });
 });
 
-// Found by this suite (issue 17): PHP servers write has_more as 1/0 (the SDK reads PHP 1/0
+// Found by this suite: PHP servers write has_more as 1/0 (the SDK reads PHP 1/0
 // flags elsewhere). A server that clamps the page size and said has_more: 1 lost the rest of
-// the list silently: the short page ended the walk, as the issue's has_more: true one did.
+// the list silently: the short page ended the walk, as a short page with has_more: true once did.
 test('a PHP server’s has_more: 1 keeps a walk going past a clamped (short) page', async () => {
   const items = Array.from({ length: 30 }, (_, i) => ({ trx_id: `TRX${i}`, amount: '1.00' }));
   server.on('GET', '/api/v1/payments', (req) => {

@@ -1,5 +1,6 @@
-// Issue 17: random JSON thrown at every route, through the real client and a real server of our
-// own (test/support/other-servers.ts, which checks every signature with its own HMAC).
+// Where the spec is silent: random JSON thrown at every route, through the real client and a
+// real server of our own (test/support/other-servers.ts, which checks every signature with its
+// own HMAC).
 // - Only a PaymentsError ever escapes: never a TypeError, SyntaxError or RangeError.
 // - A 2xx body that says the call failed is an APIError (with that 2xx status), never a result.
 // - Provisional routes never give ResponseValidationError, except a list body with no item array.

@@ -1,7 +1,7 @@
-// Issue 17, "The real server, not our mirror": one regression test per reproduction the issue
-// lists, each named after it, against a real server of our own (it checks every signature with
-// its own HMAC). The 1 GiB / gzip-bomb / 5,000-deep items live in test/internal/read-body.test.ts;
-// the sandbox and webhook items in their own suites.
+// The real server, not our mirror: one regression test per way a server faithful to the spec
+// was found to break the SDK, each named after it, against a real server of our own (it
+// checks every signature with its own HMAC). The 1 GiB / gzip-bomb / 5,000-deep cases live in
+// test/internal/read-body.test.ts; the sandbox and webhook cases in their own suites.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { APIError, APITimeoutError, InternalServerError, type PaymentsClient } from '../../src/index.js';
 import { fixtures } from '../support/fake-api.js';

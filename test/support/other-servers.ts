@@ -1,5 +1,5 @@
-// A payments server of our own that is not our sandbox (issue 17, "The real server, not our
-// mirror"). A real node:http server on 127.0.0.1 (port 0): it reads the request-target as it
+// A payments server of our own that is not our sandbox (the real server, not our mirror).
+// A real node:http server on 127.0.0.1 (port 0): it reads the request-target as it
 // came over the socket and the raw body bytes, and checks X-Signature with its own
 // node:crypto HMAC (never the SDK's signer), the 300 s window and the sandbox credentials. Each
 // test tells it how to answer a route: the shapes other servers faithful to the spec may use

@@ -66,7 +66,7 @@ export async function run(): Promise<void> {
   // @ts-expect-error plans.create needs a name and an amount
   await client.billing.plans.create({ plan_code: 'gold' });
   // The plan body is not shown by the spec: its fields are suggestions, and any other
-  // interval or field compiles and is sent as written (issue 17).
+  // interval or field compiles and is sent as written.
   await client.billing.plans.create({ name: 'Gold', amount: 10, currency: 'TZS', interval: 'monthly', trial_days: 7 });
   // Provisional results keep fields the SDK does not name, readable without a cast.
   expectType<unknown>(plan['trial_days']);

@@ -418,7 +418,7 @@ const optionsArb = fc.record(
   { requiredKeys: [] },
 );
 
-/** Whether the configuration part of `options` is unusable (the design's ConfigurationError cases). */
+/** Whether the configuration part of `options` is unusable (the ConfigurationError cases: check 1 in docs/webhooks.md). */
 function configurationFault(options: unknown, secretOverride?: { value: unknown }): string | undefined {
   const o = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
   const secret = secretOverride ? secretOverride.value : o.secret;

@@ -260,7 +260,7 @@ describe('entries', () => {
 });
 
 describe('source shape', () => {
-  // A function over about 60 lines is two ideas sharing a body (STYLE.md); the verifier's
+  // A function over about 60 lines is two ideas sharing a body (the repository's rule, also in ESLint); the verifier's
   // main check was 93 lines before it was split into one function per step.
   test('no function in the webhooks sources is over 60 lines', () => {
     const srcDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
