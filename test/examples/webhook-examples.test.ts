@@ -121,7 +121,8 @@ async function send(route: Route, url: string, delivery: SignedWebhook) {
 }
 
 async function listen(server: Server): Promise<string> {
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  // Connections too: one the server stopped reading (a 413) would otherwise hold close() for seconds.
+  cleanups.push(() => new Promise((resolve) => (server.close(resolve), server.closeAllConnections())));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);

@@ -1,7 +1,8 @@
 // The conformance suite every fulfillment store runs (memory and PGlite in `npm test`,
 // PostgreSQL and Redis servers in `npm run test:stores`): what the FulfillmentStore interface
 // promises, checked the same way for each. Real timers throughout (leases of a few hundred ms),
-// so a store's own clock and its server's are what is tested. Each case uses keys of its own,
+// so a store's own clock and its server's are what is tested; a store whose clock is injected
+// (memoryStore's `now`) has it moved on instead (`elapse`). Each case uses keys of its own,
 // so a persistent database can be reused across runs.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ClaimResult, FulfillmentStore, InboxStore, StoreClaim } from '../../src/fulfillment/store.js';
@@ -44,9 +45,14 @@ export interface StoreSetup {
    * Postgres queryable on the same database ({@link postgresWrites} makes them from it).
    */
   transactionalDb?: TransactionalDb | Queryable;
+  /**
+   * Moves the store's clock on by `ms` (a lease running out, a delay passing). Default: waits
+   * `ms` of real time, as a store timed on its server's clock needs.
+   */
+  elapse?: (ms: number) => Promise<void>;
 }
 
-/** A lease short enough to wait out: the cases wait it out with real timers. */
+/** A lease short enough to wait out: the cases wait it out with real timers (or `elapse` it). */
 const LEASE = 300;
 /** A lease no case waits out. */
 const LONG = 60_000;
@@ -131,6 +137,8 @@ export function runStoreConformance(
     afterAll(() => given?.close(), 30_000);
 
     const it = (): StoreSetup => given ?? expect.fail('setup failed');
+    /** `ms` on the store's clock: moved on, or waited out in real time. */
+    const wait: Wait = async (ms) => void (await (it().elapse ?? sleep)(ms));
     const shared = () => it().shared !== false;
     // `count` stores as separate processes would have them; one, for a store that shares nothing.
     const stores = (count: number) => {
@@ -140,12 +148,12 @@ export function runStoreConformance(
 
     registerExclusion(stores);
     registerEnds(stores, shared);
-    registerDeath(stores, it, has.kill === true);
+    registerDeath(stores, it, wait, has.kill === true);
     registerUnsettled(stores);
-    registerRenewal(stores);
+    registerRenewal(stores, wait);
     registerAttempts(stores);
-    registerInbox(stores, shared);
-    if (has.db) registerTransactional(stores, it, () => writes ?? expect.fail('setup gave no transactionalDb'));
+    registerInbox(stores, shared, wait);
+    if (has.db) registerTransactional(stores, it, wait, () => writes ?? expect.fail('setup gave no transactionalDb'));
   });
 }
 
@@ -228,13 +236,15 @@ function registerEnds(stores: (count: number) => FulfillmentStore[], shared: () 
   });
 }
 
-function registerDeath(stores: (count: number) => FulfillmentStore[], it: () => StoreSetup, killable: boolean): void {
+type Wait = (ms: number) => Promise<void>;
+
+function registerDeath(stores: (count: number) => FulfillmentStore[], it: () => StoreSetup, wait: Wait, killable: boolean): void {
   test('a holder that dies (its lease runs out, never completed nor released): another claimer then wins', async () => {
     const key = freshKey('lease');
     const [a, b] = stores(2) as [FulfillmentStore, FulfillmentStore];
     won(await a.claim(key, LEASE)); // its holder is gone: nothing ends this claim but its lease
     expect(await b.claim(key, LONG)).toEqual({ busy: true });
-    await sleep(LEASE);
+    await wait(LEASE);
     const next = await claimWithin(b, key, 1_000);
     await next.complete('paid');
     expect(await a.outcome(key)).toBe('paid');
@@ -259,7 +269,7 @@ function registerDeath(stores: (count: number) => FulfillmentStore[], it: () => 
     const key = freshKey('stale');
     const [a, b, c] = stores(3) as [FulfillmentStore, FulfillmentStore, FulfillmentStore];
     const stale = won(await a.claim(key, LEASE));
-    await sleep(LEASE);
+    await wait(LEASE);
     const fresh = await claimWithin(b, key, 1_000);
     await stale.complete('stale').catch(() => {}); // a store may reject it or ignore it
     await stale.release().catch(() => {});
@@ -273,6 +283,7 @@ function registerDeath(stores: (count: number) => FulfillmentStore[], it: () => 
 function registerTransactional(
   stores: (count: number) => FulfillmentStore[],
   it: () => StoreSetup,
+  wait: Wait,
   getWrites: () => TransactionalDb,
 ): void {
   // `count` reads outside any claim: a store on a single connection has none open then.
@@ -305,7 +316,7 @@ function registerTransactional(
     const key = freshKey('db-lease');
     const stale = won(await a.claim(key, LEASE));
     await writes.write(stale.db, key);
-    await sleep(LEASE);
+    await wait(LEASE);
     const fresh = await claimWithin(b, key, 1_000);
     await writes.write(stale.db, key).catch(() => {}); // too late: must not commit
     await writes.write(fresh.db, key);
@@ -345,7 +356,7 @@ function registerUnsettled(stores: (count: number) => FulfillmentStore[]): void 
   });
 }
 
-function registerRenewal(stores: (count: number) => FulfillmentStore[]): void {
+function registerRenewal(stores: (count: number) => FulfillmentStore[], wait: Wait): void {
   test('renew keeps a claim past its lease (no one else wins meanwhile); a stale holder cannot renew', async () => {
     const key = freshKey('renew');
     const [a, b] = stores(2) as [FulfillmentStore, FulfillmentStore];
@@ -353,7 +364,7 @@ function registerRenewal(stores: (count: number) => FulfillmentStore[]): void {
     expect(holder.renew).toBeTypeOf('function');
     // Renewed every third of the lease for three leases: busy throughout.
     for (let i = 0; i < 9; i++) {
-      await sleep(LEASE / 3);
+      await wait(LEASE / 3);
       expect(await holder.renew!()).toBe(true);
       expect(await b.claim(key, LONG)).toEqual({ busy: true });
     }
@@ -362,7 +373,7 @@ function registerRenewal(stores: (count: number) => FulfillmentStore[]): void {
 
     const staleKey = freshKey('renew-stale');
     const stale = won(await a.claim(staleKey, LEASE));
-    await sleep(LEASE);
+    await wait(LEASE);
     const fresh = await claimWithin(b, staleKey, 1_000);
     expect(await stale.renew!().catch(() => false)).toBe(false);
     await fresh.complete('fresh');
@@ -381,7 +392,7 @@ function registerAttempts(stores: (count: number) => FulfillmentStore[]): void {
   });
 }
 
-function registerInbox(stores: (count: number) => FulfillmentStore[], shared: () => boolean): void {
+function registerInbox(stores: (count: number) => FulfillmentStore[], shared: () => boolean, wait: Wait): void {
   const inboxes = (count: number): InboxStore[] => stores(count).map((store) => store.inbox ?? expect.fail('the store has no inbox'));
   const event = (id: string) => JSON.stringify({ id, type: 'payment.completed', data: { trx_id: id } });
 
@@ -412,7 +423,7 @@ function registerInbox(stores: (count: number) => FulfillmentStore[], shared: ()
     await a.add(id, event(id));
     const first = (await a.take(LEASE, id)) ?? expect.fail('not taken');
     expect(await b.take(LONG, id)).toBeUndefined();
-    await sleep(LEASE + 50);
+    await wait(LEASE + 50);
     const second = (await b.take(LONG, id)) ?? expect.fail('not taken again');
     expect(second.token).not.toBe(first.token);
     expect(await a.finish(first, { state: 'done', attempts: 0 })).toBe(false);
@@ -440,7 +451,7 @@ function registerInbox(stores: (count: number) => FulfillmentStore[], shared: ()
     }
     expect([...got].sort()).toEqual([...ids].sort());
     expect(await a.take(LONG, ids[0])).toBeUndefined();
-    await sleep(LEASE + 50);
+    await wait(LEASE + 50);
     const again = (await b.take(LONG, ids[0])) ?? expect.fail('not due again');
     expect(again.attempts).toBe(1);
     await b.finish(again, { state: 'dead', attempts: 2, error: 'gave up' });

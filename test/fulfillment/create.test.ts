@@ -133,18 +133,52 @@ describe('handleWebhook(request): the Fetch API route', () => {
 
 describe('once per trx_id across paths', () => {
   test('webhook and return page race: one runs onPaid, the other is busy (409), then done', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const { fulfillment, paid } = kit({ onPaid: async (t) => void (await gate, paid.push(t)) });
+    // onPaid held open until released; `running` resolves once it has been entered, that is
+    // while its path holds the payment's claim. A second onPaid meanwhile throws at once.
+    const held = () => {
+      let release!: () => void;
+      let entered!: () => void;
+      let inside = 0;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const running = new Promise<void>((resolve) => (entered = resolve));
+      const onPaid = async (t: FulfilledTransaction) => {
+        if (++inside > 1) throw new Error('onPaid ran twice at once');
+        entered();
+        await gate;
+        inside--;
+        paid.push(t);
+      };
+      const paid: FulfilledTransaction[] = [];
+      return { onPaid, paid, running, release };
+    };
+
+    // The webhook first: the return page, reporting the same payment meanwhile, is busy.
+    const first = held();
+    const { fulfillment } = kit({ onPaid: first.onPaid });
     const webhook = fulfillment.handleWebhook(await delivery(paymentEvent('TRX1')));
-    await vi.waitFor(() => expect(paid).toHaveLength(0));
-    // Let the webhook's claim be taken before the return page reports the same payment.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.running;
     expect(await fulfillment.handleVerified(tx('TRX1', 'success'), { merchantRef: 'order-TRX1' })).toBe('busy');
-    release();
-    expect((await webhook).status).toBe(200);
+    first.release();
+    const answered = await webhook;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body)).toEqual({ received: true, result: 'ran' });
     expect(await fulfillment.handleVerified(tx('TRX1', 'success'))).toBe('done');
-    expect(paid).toHaveLength(1);
+    expect(first.paid.map((t) => t.trx_id)).toEqual(['TRX1']);
+
+    // The return page first: the webhook meanwhile is answered 409 (the service delivers it
+    // again later), and once the page's onPaid is done, a delivery is 200 and runs nothing.
+    const second = held();
+    const other = kit({ onPaid: second.onPaid, statuses: { TRX2: 'success' } });
+    const page = other.fulfillment.handleVerified(tx('TRX2', 'success'), { merchantRef: 'order-TRX2' });
+    await second.running;
+    const busy = await other.fulfillment.handleWebhook(await delivery(paymentEvent('TRX2')));
+    expect(busy.status).toBe(409);
+    second.release();
+    expect(await page).toBe('ran');
+    const again = await other.fulfillment.handleWebhook(await delivery(paymentEvent('TRX2')));
+    expect(again.status).toBe(200);
+    expect(JSON.parse(again.body)).toEqual({ received: true, result: 'done' });
+    expect(second.paid.map((t) => t.trx_id)).toEqual(['TRX2']);
   });
 
   test('onFailed never after onPaid, and at most once', async () => {

@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { bundleEntry } from '../support/bundle.js';
 import { onePool } from '../support/pglite-pool.js';
 import type pg from 'pg';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { POSTGRES_STORE_SQL, postgresStore, type PostgresQueryable } from '../../src/fulfillment-postgres.js';
 import { memoryStore, type FulfillmentStore, type StoreClaim } from '../../src/fulfillment/store.js';
 import { runStoreConformance } from './conformance.js';
@@ -17,7 +17,11 @@ let started: Promise<PGlite> | undefined;
 const pglite = () => (started ??= PGlite.create());
 afterAll(async () => void (await (await started)?.close()), 30_000);
 
-runStoreConformance('memory', async () => ({ makeStore: () => memoryStore(), shared: false, close: async () => {} }));
+runStoreConformance('memory', async () => {
+  // Its clock injected: the cases move it on instead of waiting out leases in real time.
+  let now = performance.now();
+  return { makeStore: () => memoryStore({ now: () => now }), shared: false, close: async () => {}, elapse: async (ms) => void (now += ms) };
+});
 
 runStoreConformance(
   'postgres over PGlite (one connection: claims queued)',
@@ -206,13 +210,44 @@ describe('postgresStore', () => {
 
   test('a pg Client (connect() opens it) and a client checked out of a pool are used as one connection', async () => {
     const db = await pglite();
-    const refuse = () => Promise.reject(new Error('connect() must not be called'));
-    for (const client of [
-      { connectionParameters: {}, connect: refuse, query: (text: string, values?: unknown[]) => db.query(text, values) },
-      { release: () => {}, connect: refuse, query: (text: string, values?: unknown[]) => db.query(text, values) },
-    ]) {
+    for (const kind of [{ connectionParameters: {} }, { release: vi.fn() }]) {
+      // Every statement the store sends through the client, in order.
+      const sent: Array<{ text: string; values: string }> = [];
+      const connect = vi.fn(() => Promise.reject(new Error('connect() must not be called')));
+      const client = {
+        ...kind,
+        connect,
+        query: (text: string, values?: unknown[]) => (sent.push({ text, values: JSON.stringify(values ?? []) }), db.query(text, values)),
+      };
       const store = postgresStore(client);
-      await won(await store.claim(`one-${crypto.randomUUID()}`, 60_000)).complete('paid');
+      const [a, b] = [`one-a-${crypto.randomUUID()}`, `one-b-${crypto.randomUUID()}`];
+      const first = won(await store.claim(a, 60_000));
+      // A claim of another key meanwhile waits for the connection: it starts when the first ends.
+      let second: Awaited<ReturnType<FulfillmentStore['claim']>> | undefined;
+      const waiting = store.claim(b, 60_000).then((result) => (second = result));
+      const claimDb = first.db as PostgresQueryable; // the connection, in the claim's transaction
+      await claimDb.query('SELECT 1 AS mine', []);
+      await claimDb.query('SELECT 1 AS mine', []);
+      expect(second).toBeUndefined();
+      await first.complete('paid');
+      await won(await waiting).complete('paid');
+
+      expect(connect).not.toHaveBeenCalled();
+      if ('release' in kind) expect(kind.release).not.toHaveBeenCalled(); // the caller's to give back
+      // One transaction at a time on the connection: the first claim's whole (its db's
+      // statements inside it), then the second claim's first statement, and its transaction.
+      const firstOfB = sent.findIndex((statement) => statement.values.includes(b));
+      const marks: Array<[RegExp, string]> = [
+        [/^BEGIN\b/, 'BEGIN'],
+        [/^(COMMIT|ROLLBACK)\b/, 'END'],
+        [/AS mine$/, 'db'],
+      ];
+      const course = sent.flatMap(({ text }, i) => {
+        const mark = marks.find(([pattern]) => pattern.test(text))?.[1] ?? (i === firstOfB ? 'b' : undefined);
+        return mark ? [mark] : [];
+      });
+      expect(course).toEqual(['BEGIN', 'db', 'db', 'END', 'b', 'BEGIN', 'END']);
+      expect([await store.outcome(a), await store.outcome(b)]).toEqual(['paid', 'paid']);
     }
   });
 

@@ -222,10 +222,11 @@ describe('mock service: webhook retry schedule', () => {
   });
 
   it('timeScale shrinks the schedule; with autoRun real timers deliver and close() stops them', async () => {
+    const timeScale = 0.0001; // 3 min → 18 ms
     const seen: number[] = [];
     let answer = 500;
     const mock = createMockService({
-      timeScale: 0.0001, // 3 min → 18 ms
+      timeScale,
       fetch: (async () => {
         seen.push(Date.now());
         return new Response(null, { status: answer });
@@ -233,20 +234,36 @@ describe('mock service: webhook retry schedule', () => {
     });
     const { sandbox } = mock.credentials;
     const server = await mock.listen();
-    try {
-      const res = await signedPost(server.url, sandbox, '/api/v1/payments', hostedBody());
+    const pay = async (ref_trx: string) => {
+      const res = await signedPost(server.url, sandbox, '/api/v1/payments', hostedBody({ ref_trx }));
       const { trx_id } = (await res.json()) as { trx_id: string };
       await mock.completeCheckout(trx_id, 'success'); // resolves after the first attempt
+    };
+    try {
+      // Real timers deliver: the retries come on the shrunk schedule until a 200.
+      await pay('order-1001');
       expect(seen).toHaveLength(1);
       await waitFor(() => seen.length >= 2);
       answer = 200;
       await waitFor(() => mock.state.events[0]!.status === 'delivered');
+      expect(seen.length).toBeGreaterThanOrEqual(3);
+
+      // A second payment's webhook fails twice: its third attempt is armed, due 6 min (36 ms)
+      // after the second. close() now, with that attempt still to come.
+      answer = 500;
+      seen.length = 0;
+      await pay('order-1002');
+      await waitFor(() => seen.length >= 2);
     } finally {
       await mock.close();
     }
-    const count = seen.length;
-    await new Promise((r) => setTimeout(r, 30));
-    expect(seen.length).toBe(count);
+    const event = mock.state.events[1]!;
+    expect(seen).toHaveLength(2);
+    expect(event).toMatchObject({ status: 'pending', attempts: 2, nextAttemptAt: expect.any(Number) });
+    // Past the third attempt's time, and then some: nothing was sent after close().
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, event.nextAttemptAt! - Date.now()) + 50));
+    expect(seen).toHaveLength(2);
+    expect(event).toMatchObject({ status: 'pending', attempts: 2 });
   });
 
   it('delivers to a real local endpoint over HTTP', async () => {
