@@ -67,7 +67,8 @@ import { redisStore } from 'business-payments/fulfillment/redis';
 import { createMockService } from 'business-payments/testing';
 import pg from 'pg';
 import { createClient } from 'redis';
-import { freePort, startDbServers } from './db-servers.mjs';
+import { chaosClock, childProcesses, printTable, runColumns } from './chaos-kit.mjs';
+import { freePort } from './db-servers.mjs';
 
 const env = process.env;
 const PAYMENTS = Number(env.CHAOS_PAYMENTS ?? 400);
@@ -94,24 +95,11 @@ const COLUMNS = [
   { name: 'postgres-earlier-no-inbox', kind: 'postgres', inbox: false, earlier: true },
 ].filter((c) => !env.CHAOS_COLUMNS || env.CHAOS_COLUMNS.split(',').includes(c.name));
 const HANDLER_SCRIPT = fileURLToPath(new URL('./chaos-handler.mjs', import.meta.url));
-const started = performance.now();
-const seconds = (from) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const log = (line) => console.log(`[${seconds(started).padStart(7)}] ${line}`);
-const pick = (list) => list[Math.floor(Math.random() * list.length)];
+const { seconds, sleep, log, pick } = chaosClock();
 const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 
 // ---- the servers (scripts/db-servers.mjs) and the handler children, stopped whatever happens ----
-const children = new Set();
-function killChildren() {
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
+const { children, killChildren } = childProcesses();
 
 // ---- small HTTP helpers ----
 function post(port, path, body, headers, timeoutMs = 15_000) {
@@ -769,36 +757,19 @@ async function explain({ store, c, pay, lines }) {
   }
 }
 
-let failed = false;
-let stopServers = () => {};
-const rows = [];
-try {
-  const servers = await startDbServers({ name: 'test:chaos', pgOptions: '-c max_connections=200', log });
-  servers.onStop(killChildren);
-  stopServers = servers.stop;
-  for (const column of COLUMNS) {
-    const { row, problems } = await run(column, servers);
-    rows.push(row);
-    for (const p of problems) console.error(`FAIL ${row.column}: ${p}`);
-    if (problems.length) failed = true;
-  }
-} catch (error) {
-  failed = true;
-  console.error(error instanceof Error ? (error.stderr?.toString() || '') + (error.stack ?? error.message) : error);
-} finally {
-  killChildren();
-  stopServers();
-}
-if (rows.length) {
-  const keys = Object.keys(rows[0]);
-  const width = Math.max(...keys.map((k) => k.length));
-  const cell = Math.max(20, ...rows.flatMap((r) => keys.map((k) => String(r[k]).length + 2)));
-  console.log('');
-  console.log(`${''.padEnd(width)}${rows.map((r) => String(r.column).padStart(cell)).join('')}`);
-  for (const key of keys.slice(1)) console.log(`${key.padEnd(width)}${rows.map((r) => String(r[key]).padStart(cell)).join('')}`);
+const { failed, results } = await runColumns({
+  name: 'test:chaos',
+  pgOptions: '-c max_connections=200',
+  columns: COLUMNS,
+  run,
+  killChildren,
+  log,
+});
+if (results.length) {
+  printTable(results.map((r) => r.row));
   console.log(
     "\n'… settled by': who settled the payments whose handler died right after its 2xx: inbox (work/drain) / return page / reconcile / nobody.",
   );
 }
-console.log(`test:chaos ${failed ? 'FAILED' : 'passed'} in ${seconds(started)}`);
+console.log(`test:chaos ${failed ? 'FAILED' : 'passed'} in ${seconds()}`);
 process.exit(failed ? 1 : 0);

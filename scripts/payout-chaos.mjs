@@ -69,7 +69,7 @@ import { createPayouts } from 'business-payments/payouts';
 import { createMockService } from 'business-payments/testing';
 import pg from 'pg';
 import { createClient } from 'redis';
-import { startDbServers } from './db-servers.mjs';
+import { chaosClock, childProcesses, printTable, runColumns } from './chaos-kit.mjs';
 
 const env = process.env;
 const INTENTS = Number(env.PAYOUT_CHAOS_INTENTS ?? 200);
@@ -88,11 +88,7 @@ const SPARES = 2;
 const COLUMNS = ['postgres', 'redis'].filter((c) => !env.PAYOUT_CHAOS_COLUMNS || env.PAYOUT_CHAOS_COLUMNS.split(',').includes(c));
 const WORKER_SCRIPT = fileURLToPath(new URL('./payout-chaos-worker.mjs', import.meta.url));
 const OPEN = ['pending', 'unknown', 'in_progress', 'ambiguous'];
-const started = performance.now();
-const seconds = (from) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const log = (line) => console.log(`[${seconds(started).padStart(7)}] ${line}`);
-const pick = (list) => list[Math.floor(Math.random() * list.length)];
+const { seconds, sleep, log, pick } = chaosClock();
 const round2 = (n) => Math.round(n * 100) / 100;
 
 if (INTENTS < 4 * PAIRS + 10) {
@@ -113,16 +109,7 @@ http.createServer = function (...args) {
 };
 
 // ---- the children, stopped whatever happens ----
-const children = new Set();
-function killChildren() {
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
+const { children, killChildren } = childProcesses();
 
 // ---- the workers: a slot per worker, warm spares to replace the dead ----
 function workerFleet({ kind, urls, sandbox, creds, on }) {
@@ -566,39 +553,12 @@ async function run(kind, urls) {
   return { row, problems, notes, wrongGuess };
 }
 
-let failed = false;
-let stopServers = () => {};
-const results = [];
-try {
-  const servers = await startDbServers({ name: 'test:payout-chaos', log });
-  servers.onStop(killChildren);
-  stopServers = servers.stop;
-  for (const kind of COLUMNS) {
-    const result = await run(kind, servers);
-    results.push(result);
-    for (const p of result.problems) console.error(`FAIL ${kind}: ${p}`);
-    if (result.problems.length) failed = true;
-  }
-} catch (error) {
-  failed = true;
-  console.error(error instanceof Error ? (error.stderr?.toString() || '') + (error.stack ?? error.message) : error);
-} finally {
-  killChildren();
-  stopServers();
+const { failed, results } = await runColumns({ name: 'test:payout-chaos', columns: COLUMNS, run, killChildren, log });
+printTable(results.map((r) => r.row));
+for (const r of results) {
+  if (r.notes.length) console.log(`\n${r.row.column}: needs_review`);
+  for (const note of r.notes) console.log(`  ${note}`);
+  for (const guess of r.wrongGuess) console.log(`  list guess: ${guess}`);
 }
-if (results.length) {
-  const rows = results.map((r) => r.row);
-  const keys = Object.keys(rows[0]);
-  const width = Math.max(...keys.map((k) => k.length));
-  const cell = Math.max(20, ...rows.flatMap((r) => keys.map((k) => String(r[k]).length + 2)));
-  console.log('');
-  console.log(`${''.padEnd(width)}${rows.map((r) => String(r.column).padStart(cell)).join('')}`);
-  for (const key of keys.slice(1)) console.log(`${key.padEnd(width)}${rows.map((r) => String(r[key]).padStart(cell)).join('')}`);
-  for (const r of results) {
-    if (r.notes.length) console.log(`\n${r.row.column}: needs_review`);
-    for (const note of r.notes) console.log(`  ${note}`);
-    for (const guess of r.wrongGuess) console.log(`  list guess: ${guess}`);
-  }
-}
-console.log(`test:payout-chaos ${failed ? 'FAILED' : 'passed'} in ${seconds(started)}`);
+console.log(`test:payout-chaos ${failed ? 'FAILED' : 'passed'} in ${seconds()}`);
 process.exit(failed ? 1 : 0);

@@ -25,7 +25,7 @@ export function traceBusinessPayments(tracer: Tracer): () => void {
       spans.set(call, tracer.startSpan(`business-payments ${call.operation}`, { kind: SpanKind.CLIENT, attributes }));
     },
     error(call: RequestTrace) {
-      spans.get(call)?.setStatus({ code: SpanStatusCode.ERROR, message: call.errorClass });
+      spans.get(call)?.setStatus({ code: SpanStatusCode.ERROR, ...(call.errorClass && { message: call.errorClass }) });
     },
     asyncEnd(call: RequestTrace) {
       const span = spans.get(call);
@@ -58,7 +58,7 @@ export function traceBusinessPayments(tracer: Tracer): () => void {
       spans.set(work, tracer.startSpan(`business-payments fulfillment.${work.operation}`, { kind: SpanKind.INTERNAL, attributes }));
     },
     error(work: FulfillmentTrace) {
-      spans.get(work)?.setStatus({ code: SpanStatusCode.ERROR, message: work.errorClass });
+      spans.get(work)?.setStatus({ code: SpanStatusCode.ERROR, ...(work.errorClass && { message: work.errorClass }) });
     },
     asyncEnd(work: FulfillmentTrace) {
       const span = spans.get(work);

@@ -67,7 +67,7 @@ export const sign: Command = {
       const value = credential(values[name], name, vars, [variable]);
       // Printed as a header line: a line break inside would start another header.
       if (/[\r\n]/.test(value ?? '')) throw new UsageError(`${values[name] === undefined ? variable : `--${name}`} must be one line`);
-      values[name] = value;
+      if (value !== undefined) values[name] = value;
     }
     const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
     if (!/^\d{1,15}$/.test(timestamp)) throw new UsageError(`--timestamp must be unix seconds, got '${timestamp}'`);
