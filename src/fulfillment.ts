@@ -6,23 +6,23 @@
  */
 // Entry of `business-payments/fulfillment`: each paid order fulfilled exactly once. It loads
 // in serverless handlers, so it must not import ky or the client (the client is passed in).
-export {
-  createFulfillment,
-  type DrainReport,
-  type ExpectedPrice,
-  type Fulfillment,
-  type FulfillmentClient,
-  type FulfillmentContext,
-  type FulfillmentTrace,
-  type Handler as FulfillmentHandler,
-  type FulfillmentOptions,
-  type FulfilledTransaction,
-  type PaymentAttempt,
-  type ReconcileOptions,
-  type ReconcileReport,
-  type SettleResult,
-  type WebhookAnswer,
-} from './fulfillment/create.js';
+export { createFulfillment } from './fulfillment/create.js';
+export type {
+  DrainReport,
+  ExpectedPrice,
+  Fulfillment,
+  FulfillmentClient,
+  FulfillmentContext,
+  FulfillmentTrace,
+  Handler as FulfillmentHandler,
+  FulfillmentOptions,
+  FulfilledTransaction,
+  PaymentAttempt,
+  ReconcileOptions,
+  ReconcileReport,
+  SettleResult,
+  WebhookAnswer,
+} from './fulfillment/types.js';
 export type { NodeWebhookRequest } from './fulfillment/body.js';
 export {
   memoryStore,

@@ -32,7 +32,7 @@ export class UsageError extends Error {
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+const EXIT_USAGE = 2;
 
 /** `util.parseArgs` in strict mode, plus `--help`; its errors become one-line `UsageError`s. */
 export function parseCommandArgs<T extends ParseArgsOptionsConfig>(args: string[], options: T, positionals = false) {
@@ -94,7 +94,7 @@ export function secret(flag: string | undefined, name: string, env: Env, vars: r
 }
 
 /** A setting (not a credential) from the environment, trimmed as the library trims it; blank reads as unset. */
-export function setting(env: Env, name: string): string | undefined {
+function setting(env: Env, name: string): string | undefined {
   return env[name]?.trim() || undefined;
 }
 

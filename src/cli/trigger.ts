@@ -162,7 +162,7 @@ function parseData(value: string | undefined): Record<string, unknown> {
 }
 
 /** A webhook event as the service sends it: the spec's envelope, realistic test data. */
-export function buildEvent(
+function buildEvent(
   type: string,
   env: 'sandbox' | 'production',
   extra: Record<string, unknown> = {},
@@ -182,7 +182,7 @@ export function buildEvent(
  * last; then `message`, `status` and `timestamp` (unix seconds). `extra` is merged over
  * `data` (before `trx_id`, unless it sets one).
  */
-export function buildLegacyIpn(
+function buildLegacyIpn(
   type: string,
   env: 'sandbox' | 'production',
   extra: Record<string, unknown> = {},

@@ -171,7 +171,7 @@ export const planShape = open({
   created_at: optional(z.string()),
 });
 // The plan's interval is wider in the type (`(string & {})`): the shape must fit the type.
-export const _planFits: (plan: z.output<typeof planShape>) => Plan = (plan) => plan;
+type _PlanFits = Assert<z.output<typeof planShape> extends Plan ? true : false>;
 
 /** A subscription. */
 export const subscriptionShape = open({

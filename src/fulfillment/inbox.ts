@@ -2,7 +2,7 @@
 // retried with backoff, `dead` after maxAttempts; drain() for cron, work() for a worker.
 import { ConfigurationError } from '../core/base-error.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { DrainReport, Fulfillment, FulfillmentOptions, FulfillmentTrace, SettleResult } from './create.js';
+import type { DrainReport, Fulfillment, FulfillmentOptions, FulfillmentTrace, SettleResult } from './types.js';
 import { messageOf, trace } from './settle.js';
 import type { FulfillmentStore, InboxNext, InboxState, InboxStore } from './store.js';
 

@@ -15,7 +15,7 @@ import type {
   FulfillmentTrace,
   Handler,
   SettleResult,
-} from './create.js';
+} from './types.js';
 import type { FulfillmentStore, StoreClaim } from './store.js';
 import { listened, traced, tracingChannel } from '../internal/trace.js';
 

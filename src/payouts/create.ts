@@ -276,13 +276,12 @@ async function take(k: Kit, intent: PayoutIntent, patch: Partial<PayoutIntent>, 
   return taken ? dispatch(k, taken, signal) : (await k.intents.get(intent.key))!;
 }
 
-/** The payout list, read once per resolve() run and only as far as it is needed; `open()` the intents not settled, read once. */
-type Lister = ((from: number) => Promise<Payout[]>) & { open(): Promise<PayoutIntent[]> };
-function lister(k: Kit, signal?: AbortSignal): Lister {
+/** The payout list, read once per resolve() run and only as far as it is needed; `open` the intents the run read (not settled, or for a person). */
+type Lister = ((from: number) => Promise<Payout[]>) & { open: readonly PayoutIntent[] };
+function lister(k: Kit, open: readonly PayoutIntent[], signal?: AbortSignal): Lister {
   const read: Payout[] = [];
   let pages: AsyncIterator<Payout> | undefined;
   let done = false;
-  let open: Promise<PayoutIntent[]> | undefined;
   const list = async (from: number) => {
     pages ??= k.client.payouts.list({ limit: 100 }, { signal })[Symbol.asyncIterator]();
     // Newest first: once a payout is older than `from`, the rest are too.
@@ -294,16 +293,16 @@ function lister(k: Kit, signal?: AbortSignal): Lister {
     }
     return read;
   };
-  return Object.assign(list, { open: () => (open ??= readIntents(k, [...OPEN, 'needs_review'], LIST_CAP)) });
+  return Object.assign(list, { open });
 }
 
 // The intents that could be this payout's besides `intent`: sent, not settled (or for a
-// person), without a payout id, of the same amount, sent around the payout's time. Read once
-// per resolve() run, each checked again as it stands now.
+// person), without a payout id, of the same amount, sent around the payout's time. From the
+// intents the resolve() run read, each checked again as it stands now.
 async function rivals(k: Kit, list: Lister, intent: PayoutIntent, payout: Payout): Promise<string[]> {
   const at = time(payout);
   const keys: string[] = [];
-  for (const other of await list.open()) {
+  for (const other of list.open) {
     if (other.key === intent.key || other.amount !== intent.amount) continue;
     if (!(at >= other.createdAt - k.tolerance && at <= (other.sentAt ?? other.createdAt) + k.tolerance)) continue;
     const now = await k.intents.get(other.key);
@@ -428,31 +427,27 @@ async function send(k: Kit, params: PayoutSendParams, signal?: AbortSignal): Pro
 
 async function resolve(k: Kit, signal?: AbortSignal): Promise<PayoutResolveReport> {
   const report: PayoutResolveReport = { checked: 0, changed: [], open: [], review: [], errors: [] };
-  const list = lister(k, signal);
-  const seen = new Set<string>();
-  for (const state of OPEN) {
-    for (
-      let after: string | undefined, batch: PayoutIntent[];
-      (batch = await k.intents.list(state, 100, after)).length;
-      after = batch.at(-1)!.key
-    ) {
-      // An intent this run moved into a later state is met again there: once is enough.
-      for (const intent of batch.filter(({ key }) => !seen.has(key))) {
-        signal?.throwIfAborted();
-        seen.add(intent.key);
-        report.checked++;
-        try {
-          const next = await step(k, intent, list, signal);
-          if (next.state !== intent.state) report.changed.push({ key: intent.key, from: intent.state, to: next.state });
-        } catch (error) {
-          signal?.throwIfAborted();
-          report.errors.push({ key: intent.key, error: String((error as Error)?.message ?? error) });
-        }
-      }
+  // The store's open intents (and those for a person) are read once: walked, checked as a list
+  // match's rivals, and reported as each stands after its step.
+  const read = [...(await readIntents(k, OPEN, Infinity)), ...(await readIntents(k, ['needs_review'], LIST_CAP))];
+  const now = new Map(read.map((intent) => [intent.key, intent]));
+  const list = lister(k, read, signal);
+  for (const intent of read.filter(({ state }) => OPEN.includes(state))) {
+    signal?.throwIfAborted();
+    report.checked++;
+    try {
+      const next = await step(k, intent, list, signal);
+      now.set(intent.key, next);
+      if (next.state !== intent.state) report.changed.push({ key: intent.key, from: intent.state, to: next.state });
+    } catch (error) {
+      signal?.throwIfAborted();
+      report.errors.push({ key: intent.key, error: String((error as Error)?.message ?? error) });
     }
   }
-  report.open = await readIntents(k, OPEN, 1000);
-  report.review = await readIntents(k, ['needs_review'], 1000);
+  // As the store lists them: by state, then by key.
+  const byKey = [...now.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  report.open = OPEN.flatMap((state) => byKey.filter((intent) => intent.state === state)).slice(0, 1000);
+  report.review = byKey.filter(({ state }) => state === 'needs_review').slice(0, 1000);
   return report;
 }
 

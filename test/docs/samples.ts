@@ -37,7 +37,7 @@ export function removeCache(): void {
 }
 
 /** The package's entries as the samples import them, resolved to the source. */
-export const ENTRIES: Record<string, string> = {
+const ENTRIES: Record<string, string> = {
   'business-payments': 'src/index.ts',
   'business-payments/webhooks': 'src/webhooks.ts',
   'business-payments/testing': 'src/testing.ts',
@@ -180,7 +180,7 @@ export interface Checked {
  * written out to run. Only the samples' own files are checked (and declarations.ts): the
  * package's source is read for its types, not checked again.
  */
-export function check(samples: Sample[], declarations: string): Checked {
+function check(samples: Sample[], declarations: string): Checked {
   const typesDir = join(cache, 'types');
   const runDir = join(cache, 'run');
   removeCache();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ClaimResult, FulfillmentStore, InboxStore, StoreClaim } from '../../src/fulfillment/store.js';
 
 /** Reads and writes the handler's own data, to check that `claimed.db` commits with the claim. */
-export interface TransactionalDb {
+interface TransactionalDb {
   /** How many rows `write` made for `key` that are committed (read outside any claim). */
   count(key: string): Promise<number>;
   /** Writes one row for `key` through a claim's `db`. */
@@ -79,7 +79,7 @@ async function claimWithin(store: FulfillmentStore, key: string, withinMs: numbe
  * `{ count, write }` on a Postgres queryable: a table of the suite's own
  * (`business_payments_conformance_writes`), written through `claimed.db`.
  */
-export async function postgresWrites(db: Queryable): Promise<TransactionalDb> {
+async function postgresWrites(db: Queryable): Promise<TransactionalDb> {
   await db.query('CREATE TABLE IF NOT EXISTS business_payments_conformance_writes (key text NOT NULL)', []);
   return {
     count: async (key) => {

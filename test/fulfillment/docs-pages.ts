@@ -15,7 +15,7 @@ import { createMockService, signWebhook } from '../../src/testing.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A ```ts block of a page: the file it is (its first line), where it starts, whether it runs. */
-export interface Block {
+interface Block {
   file: string;
   code: string;
   /** The page's line number of the block's first line of code. */

@@ -401,6 +401,52 @@ describe('resolve', () => {
     expect(made).toHaveLength(250);
     expect(await payouts.intents({ state: 'sent', limit: 10_000 })).toHaveLength(250);
   });
+
+  test("reads the store's open intents once a run (each state, each page), however many steps use them", async () => {
+    // Counts the store's list calls: the walk, a list match's rivals and the report share one read.
+    const store = memoryStore();
+    const intents = store.payouts!;
+    const listed: string[] = [];
+    const counted = {
+      ...store,
+      payouts: {
+        ...intents,
+        list: (...args: Parameters<typeof intents.list>) => (listed.push(`${args[0]} after ${args[2] ?? '-'}`), intents.list(...args)),
+      },
+    };
+    const { payouts, clock } = kit({ script: () => 'lost', store: counted });
+    // Two open intents of one amount and one payout (each checks the other as a rival), and one for a person.
+    const old = { amount: 500, state: 'unknown', version: 1, createdAt: T0, updatedAt: T0, sentAt: T0, sends: 1 } as const;
+    await intents.add({ key: 'a-no-payout', ...old });
+    await intents.add({ key: 'c-review', ...old, amount: 7, state: 'needs_review' });
+    await payouts.send({ key: 'b-paid', amount: 500 });
+    clock.now += 25 * HOUR;
+    const once = [
+      'pending after -',
+      'unknown after -',
+      'unknown after b-paid',
+      'in_progress after -',
+      'ambiguous after -',
+      'needs_review after -',
+      'needs_review after c-review',
+    ];
+    listed.length = 0;
+    const report = await payouts.resolve();
+    expect(report.review.map((i) => i.note?.match(/intents '[^']+' could be its too/)?.[0] ?? i.key)).toEqual([
+      "intents 'b-paid' could be its too",
+      "intents 'a-no-payout' could be its too",
+      'c-review',
+    ]);
+    expect(listed).toEqual(once);
+    // The next run: all three for a person, nothing open; still one read.
+    listed.length = 0;
+    expect(await payouts.resolve()).toMatchObject({
+      checked: 0,
+      open: [],
+      review: [{ key: 'a-no-payout' }, { key: 'b-paid' }, { key: 'c-review' }],
+    });
+    expect(listed).toEqual(once.filter((line) => line !== 'unknown after b-paid'));
+  });
 });
 
 describe('the rest', () => {

@@ -39,7 +39,7 @@ export function useFakeApi() {
 
 // Production: live credentials (not test_), https base. The fake API only knows the sandbox
 // set, so production calls go to a route of our own that checks the live signature.
-export const LIVE = { merchantKey: 'live_merchant_001', apiKey: 'live_key_001', apiSecret: 'live_secret_001' } as const;
+const LIVE = { merchantKey: 'live_merchant_001', apiKey: 'live_key_001', apiSecret: 'live_secret_001' } as const;
 
 /** A production client with the LIVE credentials, aimed at the fake API's base URL. */
 export function productionClient() {

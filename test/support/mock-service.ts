@@ -8,7 +8,7 @@ export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 export const BASE = 'https://sandbox.business-payments.test';
 
 /** A clock tests move by hand. */
-export function manualClock(start = T0) {
+function manualClock(start = T0) {
   let t = start;
   return {
     now: () => t,
@@ -31,7 +31,7 @@ export function webhookSignature(secret: string, timestamp: string, body: string
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
-export interface Creds {
+interface Creds {
   merchantKey: string;
   apiKey: string;
   apiSecret: string;

@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { PaymentsClient, type ClientOptions } from '../../src/index.js';
 
 /** Sandbox credentials of the other server (test_ prefix, as the spec marks sandbox ones). */
-export const OTHER_CREDENTIALS = {
+const OTHER_CREDENTIALS = {
   merchantKey: 'test_merchant_other',
   apiKey: 'test_key_other',
   apiSecret: 'test_secret_other',
@@ -45,7 +45,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = (req: Seen, params: Record<string, string>) => Reply | Promise<Reply>;
+type Handler = (req: Seen, params: Record<string, string>) => Reply | Promise<Reply>;
 
 interface Route {
   method: string;
@@ -81,7 +81,7 @@ function header(req: IncomingMessage, name: string): string {
 }
 
 /** The spec's signature: sha256= + hex HMAC-SHA256(secret, `<ts>.<METHOD>.<path_with_query>.<raw_body>`). */
-export function expectedSignature(secret: string, ts: string, method: string, target: string, rawBody: string): string {
+function expectedSignature(secret: string, ts: string, method: string, target: string, rawBody: string): string {
   return 'sha256=' + createHmac('sha256', secret).update(`${ts}.${method}.${target}.${rawBody}`, 'utf8').digest('hex');
 }
 
@@ -241,7 +241,7 @@ export const LIST_DIALECTS = [
 export type ListDialect = (typeof LIST_DIALECTS)[number];
 
 /** Default page size of the other servers when the client asks for none. */
-export const SERVER_DEFAULT_LIMIT = 10;
+const SERVER_DEFAULT_LIMIT = 10;
 const LARAVEL_PER_PAGE = 15;
 const CLAMP = 7;
 

@@ -60,7 +60,7 @@ export interface ReceivedDelivery {
 }
 
 /** What the receiver answers for a verified delivery; default 200. */
-export type Answer = (event: WebhookEvent, sightings: number) => number;
+type Answer = (event: WebhookEvent, sightings: number) => number;
 
 /** A webhook endpoint on a real socket, verifying each delivery with `verifyWebhook`. */
 export interface Receiver {

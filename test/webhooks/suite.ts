@@ -20,7 +20,7 @@ export const SECRET = 'whsec_test_9f8e7d6c5b4a';
 /** The timestamp of the standard delivery, and "now" unless a test moves the clock. */
 export const T = 1_700_000_000;
 /** A `now` option: the clock at `seconds` (unix). */
-export const at = (seconds: number) => () => seconds * 1000;
+const at = (seconds: number) => () => seconds * 1000;
 export const NOW = at(T);
 
 export type NodeHeaders = Record<string, string | string[] | undefined>;
@@ -102,7 +102,7 @@ export function without(headers: Record<string, string>, ...names: string[]): Re
 }
 
 /** The WebhookVerificationError `promise` rejects with (fails the test when it resolves or throws anything else). */
-export async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationError> {
+async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationError> {
   const outcome = await promise.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
@@ -152,10 +152,10 @@ export function signatureResult(body: string | Uint8Array, unsignedEventHeader =
 export const current = <E extends object>(event: E) => ({ ...event, format: 'current' as const });
 
 /** verifyWebhook with the standard delivery's defaults (clock at T, SECRET). */
-export function verify(options: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'payload' | 'headers'>) {
+function verify(options: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'payload' | 'headers'>) {
   return verifyWebhook({ secret: SECRET, now: NOW, ...options });
 }
-export function verifySignature(options: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'payload' | 'headers'>) {
+function verifySignature(options: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'payload' | 'headers'>) {
   return verifyWebhookSignature({ secret: SECRET, now: NOW, ...options });
 }
 

@@ -17,7 +17,7 @@ type Interval = keyof typeof INTERVAL_MS;
 /** Charge attempts per invoice (the first and two dunning retries). */
 const MAX_CHARGE_ATTEMPTS = TIMING.dunningRetryMs.length + 1;
 
-export interface PlanRow {
+interface PlanRow {
   plan_code: string;
   merchant_id: number;
   environment: Environment;
@@ -31,7 +31,7 @@ export interface PlanRow {
   created_at: string;
 }
 
-export interface SubscriptionRow {
+interface SubscriptionRow {
   id: string;
   merchant_id: number;
   environment: Environment;
@@ -50,7 +50,7 @@ export interface SubscriptionRow {
   updated_at: string;
 }
 
-export interface InvoiceRow {
+interface InvoiceRow {
   id: string;
   merchant_id: number;
   environment: Environment;

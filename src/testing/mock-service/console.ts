@@ -12,7 +12,7 @@
 // a page of another site can neither read the token nor send JSON here (no CORS answer).
 import type { Ctx } from './context.js';
 import { queueIpn, resendIpn } from './earlier-ipn.js';
-import type { EarlierPaymentRow } from './earlier-payments.js';
+import type { EarlierPaymentRow } from './earlier-row.js';
 import type { PaymentRow } from './payments.js';
 import { payoutBehaviour, type PayoutRow } from './payouts.js';
 import { errorResponse, json } from './responses.js';
@@ -26,7 +26,7 @@ import { EVENT_TYPES, resendEvent, webhookSecretOf } from './webhooks.js';
 const LIST_LIMIT = 50;
 
 /** Failure reasons a developer can settle a pending payment with (the spec's codes, and the checkout's). */
-export const FAILURE_REASONS = {
+const FAILURE_REASONS = {
   INSUFFICIENT_FUNDS: 'Customer has insufficient funds.',
   PAYMENT_DECLINED: 'Declined by the payment processor.',
   CANCELED: 'The customer canceled hosted checkout.',
@@ -35,7 +35,7 @@ export const FAILURE_REASONS = {
 } as const;
 
 /** Event types the console can send as a test: every one the spec documents. */
-export const TEST_EVENT_TYPES = EVENT_TYPES;
+const TEST_EVENT_TYPES = EVENT_TYPES;
 
 /** What the console needs from the service around it. */
 export interface ConsoleContext {

@@ -8,7 +8,7 @@ export type Environment = 'sandbox' | 'production';
 export type Generation = 'current' | 'earlier';
 
 /** How a payment settles: success, or failed with a reason (codes of the current generation). */
-export type Settle = (
+type Settle = (
   trx: string,
   result: 'success' | 'failed',
   detail?: { reason?: string | null; message?: string | null; gateway?: string | null },

@@ -13,7 +13,7 @@ import type { MockMerchant } from './types.js';
 import { safeEqual } from './util.js';
 
 /** The five messages of the earlier generation's 401. */
-export const UNAUTHORIZED = {
+const UNAUTHORIZED = {
   credentials: 'Invalid API credentials for the specified environment',
   missing: 'Missing API request signature headers.',
   timestamp: 'API request timestamp is invalid or expired.',

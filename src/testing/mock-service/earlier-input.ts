@@ -42,7 +42,7 @@ const given = (value: unknown) => value !== undefined && value !== null;
 const add = (errors: Errors, field: string, message: string) => void (errors[field] ??= []).push(message);
 
 /** PHP's is_numeric: a number, or a numeric string (leading and trailing whitespace allowed). */
-export function isNumeric(value: unknown): boolean {
+function isNumeric(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);
   return typeof value === 'string' && /^[ \t\n\r\v\f]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ \t\n\r\v\f]*$/.test(value);
 }

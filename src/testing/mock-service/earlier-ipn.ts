@@ -16,7 +16,7 @@
 // then still verifies, which is why its bodies are not a reliable test of raw-body handling.
 import type { Ctx } from './context.js';
 import { EARLIER_TIMING } from './defaults.js';
-import type { EarlierPaymentRow } from './earlier-payments.js';
+import type { EarlierPaymentRow } from './earlier-row.js';
 import { hmacHex } from './hmac.js';
 import { prefixedId } from './ids.js';
 import { phpJson } from './php-json.js';
@@ -27,7 +27,7 @@ import type { MockDeliveryAttempt, MockMerchant, MockWebhookEvent } from './type
 const IPN_FLAGS = { unescapedSlashes: true, unescapedUnicode: true } as const;
 
 /** The IPN body of a settled payment, as the server encodes it. */
-export function ipnBody(data: Record<string, unknown>, result: 'success' | 'failed', unixSeconds: number): string {
+function ipnBody(data: Record<string, unknown>, result: 'success' | 'failed', unixSeconds: number): string {
   const message = result === 'success' ? 'Payment Completed' : 'Payment Failed';
   return phpJson({ data, message, status: result === 'success' ? 'completed' : 'failed', timestamp: unixSeconds }, IPN_FLAGS);
 }

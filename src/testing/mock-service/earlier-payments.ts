@@ -5,24 +5,16 @@
 import type { ApiRequest, Caller, Ctx } from './context.js';
 import { EARLIER_TIMING } from './defaults.js';
 import { emitIpn } from './earlier-ipn.js';
+import type { EarlierPaymentRow } from './earlier-row.js';
 import { validateInitiate } from './earlier-input.js';
 import { trxId as newTrxId } from './ids.js';
-import { checkoutLink, eligibleGateways, narrowGateways, sessionFacts, verifiedView, type PaymentRow } from './payments.js';
+import { checkoutLink, eligibleGateways, narrowGateways, sessionFacts, verifiedView } from './payments.js';
 import { json } from './responses.js';
 import type { MockMerchant } from './types.js';
 import { isOwn, round2, sharedList } from './util.js';
 
-/** A payment of the earlier generation, as the service keeps it (a `state.payments` value). */
-export interface EarlierPaymentRow extends PaymentRow {
-  generation: 'earlier';
-  /** `payment_amount` exactly as sent: a number, or a string. */
-  sent_amount: number | string;
-  /** What initiate-payment's `info` echoed, without `merchant_id`: the IPN's `data` before `trx_id`. */
-  echo: Record<string, unknown>;
-}
-
 /** Laravel's date form: `2025-08-01T12:00:00.000000Z`. */
-export const laravelTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+const laravelTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 const unprocessable = (error: string) => json(422, { error });
 

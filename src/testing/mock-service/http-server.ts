@@ -30,7 +30,7 @@ export interface HttpLimits {
   requestTimeoutMs?: number | undefined;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 // Lingering close after a 413, as nginx does: the answer goes out, then whatever the client
 // still sends is read and thrown away (never kept) so that it reads the 413 before the socket
@@ -40,7 +40,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Longest a refused body is drained, in all, before the socket is closed. */
 export const LINGER_TIME_MS = 5_000;
 /** Longest wait for the next bytes of a refused body before the socket is closed. */
-export const LINGER_IDLE_MS = 1_000;
+const LINGER_IDLE_MS = 1_000;
 /**
  * Most bytes of a refused body drained before the socket is closed. Each chunk read is
  * dropped at once, but node copies it into a fresh buffer that only the next GC frees (V8

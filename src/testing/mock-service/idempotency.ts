@@ -28,7 +28,7 @@ interface Answered {
 }
 
 /** Longest accepted Idempotency-Key. */
-export const MAX_KEY_LENGTH = 64;
+const MAX_KEY_LENGTH = 64;
 
 /** Default of `limits.idempotencyKeys`: keys kept at once (each for 24 h). */
 export const DEFAULT_MAX_KEYS = 50_000;

@@ -69,7 +69,7 @@ function notAllowed(x: Exchange, methods: string[]): HttpException {
 }
 
 /** Laravel's `expectsJson()`: Accept's preferred type is JSON, or an XMLHttpRequest that accepts anything. */
-export function expectsJson(headers: Headers): boolean {
+function expectsJson(headers: Headers): boolean {
   const types = acceptable(headers.get('accept') ?? '');
   if (/\/json|\+json/.test(types[0] ?? '')) return true;
   const ajax = headers.get('x-requested-with') === 'XMLHttpRequest' && !headers.has('x-pjax');

@@ -428,7 +428,7 @@ const notFound = (trx: string, environment: string) =>
   errorResponse(404, 'Not Found', `No payment ${JSON.stringify(trx)} for this merchant in the ${environment} environment.`);
 
 /** The public view of a payment (GET /payments/{trx_id} and the list). */
-export function paymentView(row: PaymentRow) {
+function paymentView(row: PaymentRow) {
   return {
     trx_id: row.trx_id,
     merchant_ref: row.merchant_ref,

@@ -29,7 +29,7 @@ export interface PayoutRow {
 }
 
 /** The behaviour of a service that was never given one. */
-export const DEFAULT_PAYOUT_BEHAVIOUR: Readonly<MockPayoutBehaviour> = Object.freeze({
+const DEFAULT_PAYOUT_BEHAVIOUR: Readonly<MockPayoutBehaviour> = Object.freeze({
   answer: 'normal',
   settleAs: 'SUCCESS',
   settleAfterMs: TIMING.payoutSettleMs,
@@ -51,7 +51,7 @@ const SETTLE_AS: readonly MockPayoutBehaviour['settleAs'][] = ['SUCCESS', 'FAILE
 const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
 /** `next` checked: the fields to change, or a TypeError / RangeError naming the bad one (`who` starts the message). */
-export function checkPayoutBehaviour(next: unknown, who: string): Partial<MockPayoutBehaviour> {
+function checkPayoutBehaviour(next: unknown, who: string): Partial<MockPayoutBehaviour> {
   if (next === undefined) return {};
   if (next === null || typeof next !== 'object' || Array.isArray(next)) {
     throw new TypeError(`${who}: expected an object such as { answer: 'INPROGRESS' }, got ${next === null ? 'null' : typeof next}.`);

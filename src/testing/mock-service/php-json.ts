@@ -29,7 +29,7 @@ const SHORT: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '
 const u = (code: number) => `\\u${code.toString(16).padStart(4, '0')}`;
 
 /** A string literal with PHP's escapes. */
-export function phpString(text: string, flags: PhpJsonFlags = {}): string {
+function phpString(text: string, flags: PhpJsonFlags = {}): string {
   let out = '"';
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;

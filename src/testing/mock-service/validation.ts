@@ -15,7 +15,7 @@ export class FieldErrors {
 }
 
 /** `payment_amount` → `payment amount`, as Laravel names attributes in messages. */
-export function attr(field: string): string {
+function attr(field: string): string {
   return field.replace(/_/g, ' ');
 }
 
@@ -132,5 +132,5 @@ export function pageParams(query: URLSearchParams, errors: FieldErrors): { limit
  * Largest amount the service takes (10^12 currency units): beyond it fees and balances in
  * cents are no longer exact doubles, so an absurd amount is a 422, never a null or a rounding.
  */
-export const MAX_AMOUNT = 1_000_000_000_000;
-export const TOO_LARGE = `may not be greater than ${MAX_AMOUNT}.`;
+const MAX_AMOUNT = 1_000_000_000_000;
+const TOO_LARGE = `may not be greater than ${MAX_AMOUNT}.`;

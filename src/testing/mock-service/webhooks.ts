@@ -60,7 +60,7 @@ export function linkWebhookSecrets(merchant: MockMerchant): void {
 }
 
 /** Attempts before an event is abandoned. */
-export const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 5;
 /** How long one attempt may take before it counts as a failure. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
