@@ -1,5 +1,5 @@
-// Client overhead benchmark (not a test): per-call wall time of one small GET against a
-// loopback server, for a raw fetch floor, the floor plus our request signing, a bare ky
+// Client overhead benchmark (not a test): per-call wall time of one small GET (and, in a
+// second table, one small signed POST) against a loopback server, for a raw fetch floor, the floor plus our request signing, a bare ky
 // call, this SDK (built dist/, as users get it), stripe-node and openai-node. Sequential
 // calls (concurrency 1) and 64 in flight (time per call = elapsed / calls). Rounds
 // alternate between the contenders (order rotated each round), each ratio is taken within
@@ -14,8 +14,10 @@
 // those), BENCH_TIMEOUT_MS (longest one batch of calls may take, default 30000).
 // Contender keys: fetch, signed, http, ky, kywire, kyretry, sdk, sdktraced (a tracing
 // subscriber attached during its batches), baseline (only with BENCH_BASELINE=<another
-// build's dist/index.js>, e.g. main before a change), stripe, openai. p25/p75 in the tables are
-// the spread of the per-round figures. The defaults take about a minute on two cores.
+// build's dist/index.js>, e.g. main before a change), stripe, openai; and for the POST table
+// sdkpost (a signed payments.create), baselinepost (the same on BENCH_BASELINE's build),
+// openaipost (openai-node posting a JSON body of the same 300 B). p25/p75 in the tables are
+// the spread of the per-round figures. The defaults take about two minutes on two cores.
 //
 // Where does the SDK's time go? Profile it alone (system node is too old: use the repo's):
 //   npm run build && BENCH_ONLY=sdk npm exec -- node --cpu-prof --cpu-prof-dir=/tmp/prof scripts/bench-client.mjs
@@ -78,20 +80,38 @@ function answers() {
     name: 'Ada Lovelace',
   });
   const model = fixedJson({ id: 'gpt-x', object: 'model', created: 1763812800, owned_by: 'bench' });
-  return { verified, customer, model };
+  // The documented creation answer (spec "Create payment"): `{ status, data }`.
+  const created = fixedJson({
+    status: 'success',
+    data: {
+      trx_id: 'TRX1',
+      merchant_ref: 'order-1001~a1',
+      amount: 25,
+      currency: 'USD',
+      status: 'pending',
+      checkout_url: 'https://pay.example.com/checkout/TRX1',
+      expires_at: '2026-11-22T12:30:00Z',
+      environment: 'sandbox',
+    },
+  });
+  // What openai-node is answered for its POST: an object of the same size.
+  const posted = fixedJson({ id: 'thing_1', object: 'thing', created: 1763812800, status: 'pending' });
+  return { verified, customer, model, created, posted };
 }
 
 function runServer() {
-  const { verified, customer, model } = answers();
-  const served = { verify: 0, customer: 0, model: 0, other: 0 };
+  const { verified, customer, model, created, posted } = answers();
+  const served = { verify: 0, customer: 0, model: 0, create: 0, post: 0, other: 0 };
   const send = (res, body) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, connection: 'keep-alive' });
     res.end(body);
   };
   const server = http.createServer((req, res) => {
-    // Drain any request body; every route here is a GET.
+    // Drain any request body (the POSTs' bodies are not looked at: only their answers matter).
     req.resume();
     if (req.method === 'GET' && req.url.startsWith('/api/v1/verify-payment/')) return (served.verify++, send(res, verified));
+    if (req.method === 'POST' && req.url === '/api/v1/payments') return (served.create++, send(res, created));
+    if (req.method === 'POST' && req.url === '/v1/things') return (served.post++, send(res, posted));
     if (req.method === 'GET' && req.url === '/v1/customers/cus_123') return (served.customer++, send(res, customer));
     if (req.method === 'GET' && req.url === '/v1/models/gpt-x') return (served.model++, send(res, model));
     served.other++;
@@ -203,6 +223,22 @@ function kyContender(label, options) {
   };
 }
 
+/** A `ky.post(…).json()` of the payments.create body with the SDK's wire headers and a fresh Idempotency-Key. */
+function kyPostContender(label, options) {
+  return {
+    label,
+    post: true,
+    setup: async (origin) => {
+      const { default: ky } = await import('ky');
+      const body = JSON.stringify(CREATE_PARAMS);
+      const headers = signedHeaders();
+      const hooks = { beforeRequest: [putHeaders(headers), ({ request }) => request.headers.set('Idempotency-Key', crypto.randomUUID())] };
+      return () => ky.post(`${origin}/api/v1/payments`, { ...options, body, hooks }).json();
+    },
+    check: (r) => r.data?.trx_id === 'TRX1' || r.trx_id === 'TRX1',
+  };
+}
+
 const textOk = (text) => Buffer.byteLength(text) === BODY_BYTES && JSON.parse(text).trx_id === 'TRX1';
 
 /** This SDK's contender, from the build `where()` names (none: the contender is skipped). */
@@ -217,6 +253,41 @@ function sdkContender(label, where) {
       return () => client.payments.verify('TRX1');
     },
     check: (r) => r.trx_id === 'TRX1' && r.status === 'success',
+  };
+}
+
+/** The params of the POST contenders: a payments.create body of {@link POST_BODY_BYTES} as JSON. */
+const POST_BODY_BYTES = 300;
+const CREATE_PARAMS = (() => {
+  const params = {
+    payment_amount: 25,
+    currency_code: 'USD',
+    ref_trx: 'order-1001~a1',
+    description: 'Order 1001',
+    customer_name: 'Ada Lovelace',
+    customer_email: 'ada@example.com',
+    ipn_url: 'https://shop.example.com/webhooks/payments',
+    success_redirect: 'https://shop.example.com/thanks',
+  };
+  const bare = Buffer.byteLength(JSON.stringify(params));
+  if (bare > POST_BODY_BYTES) throw new Error(`POST fixture is already ${bare} B`);
+  // Padded in the free-text description, which the SDK sends as given.
+  return { ...params, description: params.description + ' '.repeat(POST_BODY_BYTES - bare) };
+})();
+
+/** This SDK's POST contender: a signed payments.create (an Idempotency-Key, a body to sign). */
+function sdkPostContender(label, where) {
+  return {
+    label,
+    post: true,
+    setup: async (origin) => {
+      const from = where();
+      if (!from) return undefined;
+      const { PaymentsClient } = await import(from);
+      const client = new PaymentsClient({ ...CREDENTIALS, baseUrl: origin });
+      return () => client.payments.create(CREATE_PARAMS);
+    },
+    check: (r) => r.trx_id === 'TRX1' && r.status === 'pending' && r.amount === 25,
   };
 }
 
@@ -283,6 +354,28 @@ const CONTENDERS = {
       return () => openai.models.retrieve('gpt-x');
     },
     check: (r) => r.id === 'gpt-x',
+  },
+  // The POST table: a signed payments.create against openai-node posting a JSON body of the
+  // same size, both answered with 300 B of JSON.
+  sdkpost: sdkPostContender('SDK payments.create', () => '../dist/index.js'),
+  baselinepost: sdkPostContender(
+    'SDK payments.create, baseline build',
+    () => process.env.BENCH_BASELINE && pathToFileURL(resolvePath(process.env.BENCH_BASELINE)).href,
+  ),
+  // The POST floors: ky posting the same bytes with the SDK's wire headers (and an
+  // Idempotency-Key), without and with retries (with them ky clones the Request up front,
+  // which tees the body): what any ky-based client pays before its own work.
+  kypost: kyPostContender('ky POST + wire headers .json()', { retry: 0 }),
+  kyretrypost: kyPostContender('ky POST + wire headers + retry limit 2', { retry: { limit: 2 } }),
+  openaipost: {
+    label: 'openai client.post (300 B JSON body)',
+    post: true,
+    setup: async (origin) => {
+      const { default: OpenAI } = await import('openai');
+      const openai = new OpenAI({ apiKey: 'sk-bench-only', baseURL: `${origin}/v1` });
+      return () => openai.post('/things', { body: CREATE_PARAMS });
+    },
+    check: (r) => r.id === 'thing_1',
   },
 };
 
@@ -367,6 +460,8 @@ const RATIOS = [
   ['SDK traced / openai', 'sdktraced', 'openai'],
   ['SDK / baseline build', 'sdk', 'baseline', 'BENCH_BASELINE: what the change costs'],
   ['SDK / stripe', 'sdk', 'stripe'],
+  ['SDK create / openai post', 'sdkpost', 'openaipost', 'target ≤ 1.10'],
+  ['SDK create / baseline build', 'sdkpost', 'baselinepost', 'BENCH_BASELINE: what the change costs'],
 ];
 
 async function measure(chosen, { concurrency, calls, rounds, timeoutMs }) {
@@ -388,9 +483,9 @@ async function measure(chosen, { concurrency, calls, rounds, timeoutMs }) {
   return { samples, ratios };
 }
 
-function printTable(chosen, { concurrency, calls, samples, ratios }) {
+function printTable(chosen, { method, concurrency, calls, samples, ratios }) {
   const us = (x) => x.toFixed(1);
-  console.log(`\n## concurrency ${concurrency} (${calls} calls per contender per round)\n`);
+  console.log(`\n## ${method}, concurrency ${concurrency} (${calls} calls per contender per round)\n`);
   console.log('| contender | µs per call (median) | p25 | p75 |');
   console.log('|---|---:|---:|---:|');
   for (const [key, [label]] of Object.entries(chosen)) {
@@ -445,12 +540,19 @@ async function main() {
     console.log(
       `${rounds} rounds (after ${warmup} warm-up calls each), contender order rotated per round${only.length ? `; only: ${only.join(', ')}` : ''}`,
     );
-    for (const [concurrency, calls] of [
-      [1, calls1],
-      [parallel, callsN],
-    ]) {
-      const result = await measure(chosen, { concurrency, calls, rounds, timeoutMs });
-      printTable(chosen, { concurrency, calls, ...result });
+    // Two tables, GET and POST, each measured on its own (ratios are taken within a table).
+    const tables = [
+      ['GET', Object.fromEntries(Object.entries(chosen).filter(([key]) => !CONTENDERS[key].post))],
+      ['POST', Object.fromEntries(Object.entries(chosen).filter(([key]) => CONTENDERS[key].post))],
+    ].filter(([, contenders]) => Object.keys(contenders).length > 0);
+    for (const [method, contenders] of tables) {
+      for (const [concurrency, calls] of [
+        [1, calls1],
+        [parallel, callsN],
+      ]) {
+        const result = await measure(contenders, { concurrency, calls, rounds, timeoutMs });
+        printTable(contenders, { method, concurrency, calls, ...result });
+      }
     }
   } finally {
     for (const cleanup of cleanups) cleanup();

@@ -1,31 +1,48 @@
 // Size check: min+gzip bytes of each entry with everything it imports (ky and zod
-// included), as a bundler would ship it for a browser (esbuild, platform browser). Prints
-// figures against the budgets in BUDGET below: `import { PaymentsClient }` 32,768 B, the webhooks
-// entry, which serverless functions load cold, 3,584 B, the fulfillment entry (with webhooks)
-// 6,144 B. In .ci/run.
+// included), as a bundler would ship it for a browser (esbuild, platform browser). In .ci/run.
 //
-// The budgets were raised for the readers of the service's earlier generation: client
-// 28,672 → 32,768 B, webhooks 3,072 → 3,584 B (its IPN form). A raise is a
-// reviewed commit with its reason in the CHANGELOG. CEILING holds an entry that is over its
-// budget where it is (it fails on any growth past the ceiling, and every run prints how far
-// over it still is); none is over now.
+// Two limits an entry:
+// - BUDGET: the product's limit (`import { PaymentsClient }` 32,768 B; the webhooks entry,
+//   which serverless functions load cold, 3,584 B; fulfillment and payouts 6,144 B). It moves
+//   only with the product's contract.
+// - CEILING: the reviewed limit a change may grow the entry to. It sits above today's figure
+//   by a margin meant for routine growth (a GET route costs the client about 35 B) and, for an
+//   entry under its budget, at or under the budget, so that the budget is reached only by
+//   raising the ceiling. A raise is a commit of its own, like a change to api/*.api.md: the
+//   new figure, its reason in a comment beside it and a CHANGELOG line, for review.
+// `npm run size` fails when an entry is over its ceiling, or when a ceiling is over its budget
+// without being in OVER_BUDGET. It prints each entry's room left under its ceiling.
+//
+// History: the budgets were raised for the readers of the service's earlier generation:
+// client 28,672 → 32,768 B, webhooks 3,072 → 3,584 B (its IPN form).
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 
 const BUDGET = { client: 32_768, webhooks: 3_584, fulfillment: 6_144, payouts: 6_144 };
-/** @type {Record<string, number>} */
+/** @type {Record<keyof typeof BUDGET, number>} */
 const CEILING = {
-  // The kit under real conditions (the inbox and its worker, renewed leases,
-  // attempts, the price check, a reconcile that stops) took the fulfillment entry over its
-  // budget: 6,143 B before, 8,175 B with it, 7,880 B after trimming the kit (−343 B) and the
-  // verifier (−119 B). Held at the measured figure (rounded up to 64 B) so that it cannot grow
-  // while the way back under is decided (see the CHANGELOG).
+  // 32,631 B when set: room for three GET routes (about 35 B each), 32 B under the budget.
+  client: 32_736,
+  webhooks: 3_584,
+  // Over its budget: see OVER_BUDGET.
   // Raised 7,936 → 8,384 B for the hardening of its webhook route: the headers checked before
   // the body, the body read bounded (a Fetch stream, a Node request, a content-length; 413), the
   // polling budget for its verifies, and a 500 that keeps a handler's words in the log (8,352 B).
   // Raised 8,384 → 8,576 B for payout intents in memoryStore() (its `payouts` part, for tests and
   // the payout kit's one-process runs: 8,543 B); the payouts entry has its own budget.
   fulfillment: 8_576,
+  payouts: 4_096,
+};
+/**
+ * Entries whose ceiling is over their budget, with the reason: each run prints how far over
+ * the budget they still are.
+ */
+const OVER_BUDGET = {
+  // The kit under real conditions (the inbox and its worker, renewed leases, attempts, the
+  // price check, a reconcile that stops) took it from 6,143 B to 8,175 B, 7,880 B after
+  // trimming the kit (−343 B) and the verifier (−119 B); held at its ceiling while the way back
+  // under the budget is decided (see the CHANGELOG).
+  fulfillment: 'the fulfilment kit under real conditions',
 };
 let failed = false;
 const notes = [];
@@ -59,23 +76,30 @@ async function bundled(contents) {
 for (const [name, contents] of Object.entries(ENTRIES)) {
   const code = await bundled(contents);
   const gz = gzipSync(code, { level: 9 }).length;
-  console.log(`${name.padEnd(9)} ${String(code.length).padStart(7)} B min  ${String(gz).padStart(6)} B min+gzip${verdict(name, gz)}`);
+  console.log(`${name.padEnd(20)} ${String(code.length).padStart(7)} B min  ${String(gz).padStart(6)} B min+gzip${verdict(name, gz)}`);
 }
 
-/** The budget verdict of one entry (empty when it has no budget); sets `failed` and `notes`. */
+/** The verdict of one entry against its ceiling and budget (empty when it has none); sets `failed` and `notes`. */
 function verdict(name, gz) {
   const budget = BUDGET[name];
-  if (budget === undefined) return '';
-  if (gz <= budget) return `  (budget ${budget}: ok, ${budget - gz} B left)`;
   const ceiling = CEILING[name];
-  if (ceiling === undefined || gz > ceiling) {
+  if (budget === undefined) return '';
+  if (ceiling > budget && !OVER_BUDGET[name]) {
     failed = true;
-    return `  (budget ${budget}: OVER${ceiling === undefined ? '' : `, and over its ceiling ${ceiling}`})`;
+    notes.push(
+      `${name}'s ceiling (${ceiling} B) is over its budget (${budget} B): lower it, or name the entry in OVER_BUDGET with its reason.`,
+    );
   }
-  notes.push(
-    `${name} is ${gz - budget} B over its budget of ${budget} B; held at or under its ceiling of ${ceiling} B until it is back under.`,
-  );
-  return `  (budget ${budget}: OVER by ${gz - budget}; ceiling ${ceiling}: ok)`;
+  if (gz > ceiling) {
+    failed = true;
+    notes.push(
+      `${name} is ${gz - ceiling} B over its ceiling of ${ceiling} B: make it smaller, or raise the ceiling in a commit of its own with its reason (scripts/size.mjs, CONTRIBUTING.md).`,
+    );
+    return `  (ceiling ${ceiling}: OVER by ${gz - ceiling}; budget ${budget})`;
+  }
+  if (gz > budget)
+    notes.push(`${name} is ${gz - budget} B over its budget of ${budget} B (${OVER_BUDGET[name]}); held at or under its ceiling.`);
+  return `  (ceiling ${ceiling}: ok, ${ceiling - gz} B left; budget ${budget}${gz > budget ? `: over by ${gz - budget}` : ''})`;
 }
 // The floor under the client's budget: ky and the zod/mini schema kinds the SDK uses, with
 // no SDK code at all (what `client` costs beyond this is the SDK's own).
@@ -87,7 +111,7 @@ export const s = [z.string().check(z.regex(/a/), z.minLength(1), z.maxLength(3),
 export const p = (schema, value) => schema.safeParse(value, { error: () => 'x' });`;
 const floorCode = await bundled(FLOOR);
 console.log(
-  `${'ky+zod'.padEnd(9)} ${String(floorCode.length).padStart(7)} B min  ${String(gzipSync(floorCode, { level: 9 }).length).padStart(6)} B min+gzip  (floor of client: no SDK code)`,
+  `${'ky+zod'.padEnd(20)} ${String(floorCode.length).padStart(7)} B min  ${String(gzipSync(floorCode, { level: 9 }).length).padStart(6)} B min+gzip  (floor of client: no SDK code)`,
 );
 for (const note of notes) console.log(`note: ${note}`);
 process.exit(failed ? 1 : 0);

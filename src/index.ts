@@ -32,14 +32,14 @@ export {
 } from './core/error.js';
 export { signRequest, type SignRequestInput } from './internal/signing.js';
 export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';
-export type { Schema } from './internal/fields.js';
+export type { RecordTimes, Schema } from './internal/fields.js';
 export type { ClientOptions, RequestOptions, FetchOptions, Environment, Logger, LogLevel } from './internal/options.js';
 export type { RequestTrace } from './internal/trace.js';
 export * from './resources/payments.js';
 export * from './resources/payouts.js';
 export * from './resources/balance.js';
 export * from './resources/site-info.js';
-export * from './resources/openapi.js';
+export * from './schemas/openapi.js';
 export * from './resources/billing/plans.js';
 export * from './resources/billing/subscriptions.js';
 export * from './resources/billing/invoices.js';

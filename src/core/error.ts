@@ -1,5 +1,6 @@
 import { ConfigurationError, PaymentsError } from './base-error.js';
 import { redactText } from './personal-data.js';
+import { isRecord } from './values.js';
 
 export { ConfigurationError, PaymentsError };
 
@@ -80,17 +81,16 @@ export class APIError extends PaymentsError {
   declare readonly requestId: string | undefined;
 
   constructor(init: APIErrorInit) {
-    const fields = errorFields(init.body);
+    const { status, body, headers } = init;
+    const { label, message, errors } = errorFields(body);
     // Server text may echo a customer's phone number or e-mail: never into the message.
-    super(
-      redactText(init.message ?? describe(init.status, fields.label, fields.message, fields.errors)) + duplicateHint(init.body, fields),
-    );
-    this.status = init.status;
-    this.label = fields.label;
-    this.errors = fields.errors;
-    this.body = init.body;
-    this.headers = init.headers;
-    this.requestId = requestIdOf(init.headers);
+    super(redactText(init.message ?? describe(status, label, message, errors)) + duplicateHint(body, label, message));
+    this.status = status;
+    this.label = label;
+    this.errors = errors;
+    this.body = body;
+    this.headers = headers;
+    this.requestId = requestIdOf(headers);
   }
 
   /** Maps an HTTP status (and the body's label) to its error class: the one place that does. */
@@ -103,20 +103,16 @@ export class APIError extends PaymentsError {
 // by bundlers as `var APIError = class _APIError`, and `constructor.name` becomes `_APIError`.
 function errorForStatus(init: APIErrorInit): APIError {
   const { status } = init;
-  if (status === 401) return new AuthenticationError(init);
-  if (status === 403) {
-    const { label } = errorFields(init.body);
-    return label === 'Merchant Pending Approval'
-      ? new MerchantPendingApprovalError(init)
-      : label === 'Merchant Unavailable'
-        ? new MerchantUnavailableError(init)
-        : new PermissionDeniedError(init);
-  }
-  if (status === 404) return new NotFoundError(init);
-  if (status === 400 || status === 422) return new UnprocessableEntityError(init);
-  if (status === 429) return new RateLimitError(init);
-  if (status >= 500) return new InternalServerError(init);
-  return new APIError(init);
+  const label = errorFields(init.body).label;
+  const ErrorClass =
+    status === 403
+      ? label === 'Merchant Pending Approval'
+        ? MerchantPendingApprovalError
+        : label === 'Merchant Unavailable'
+          ? MerchantUnavailableError
+          : PermissionDeniedError
+      : (BY_STATUS[status] ?? (status >= 500 ? InternalServerError : APIError));
+  return new ErrorClass(init);
 }
 
 /** 401: credentials wrong, from the other environment, or a stale/bad signature. */
@@ -191,6 +187,15 @@ export class RateLimitError extends APIError {
 export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
+
+// The classes of the statuses the spec names (403 depends on the label, 5xx on nothing more).
+const BY_STATUS: Record<number, typeof APIError> = {
+  400: UnprocessableEntityError,
+  401: AuthenticationError,
+  404: NotFoundError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
 
 /** No HTTP response arrived: DNS failure, refused or reset connection, TLS error. */
 export class APIConnectionError extends PaymentsError {
@@ -280,23 +285,18 @@ const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id'];
  * `x-correlation-id` that is present and not blank; `undefined` when none is.
  */
 export function requestIdOf(headers: Headers): string | undefined {
-  for (const name of REQUEST_ID_HEADERS) {
-    const value = headers.get(name)?.trim();
-    if (value) return value;
-  }
-  return undefined;
+  return REQUEST_ID_HEADERS.map((name) => headers.get(name)?.trim()).find((value) => value);
 }
 
 function errorFields(body: unknown): { label?: string; message?: string; errors?: Record<string, string[]> } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
-  const record = body as Record<string, unknown>;
+  if (!isRecord(body)) return {};
   const out: { label?: string; message?: string; errors?: Record<string, string[]> } = {};
-  if (typeof record.error === 'string') out.label = record.error;
-  if (typeof record.message === 'string') out.message = record.message;
-  if (typeof record.errors === 'object' && record.errors !== null && !Array.isArray(record.errors)) {
+  if (typeof body.error === 'string') out.label = body.error;
+  if (typeof body.message === 'string') out.message = body.message;
+  if (isRecord(body.errors)) {
     const errors: Record<string, string[]> = {};
-    for (const [field, value] of Object.entries(record.errors)) {
-      errors[field] = Array.isArray(value) ? value.map((item) => messageText(item, 0)) : [messageText(value, 0)];
+    for (const [field, value] of Object.entries(body.errors)) {
+      errors[field] = (Array.isArray(value) ? value : [value]).map((item) => messageText(item, 0));
     }
     out.errors = errors;
   }
@@ -332,10 +332,9 @@ function describe(status: number, label?: string, message?: string, errors?: Rec
 // or the message "Transaction reference already exists".
 const DUPLICATE = /DUPLICATE_REFERENCE|reference already exists/i;
 
-function duplicateHint(body: unknown, fields: { label?: string; message?: string }): string {
-  const code = typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined;
-  const said = [fields.label, fields.message, typeof code === 'string' ? code : undefined];
-  if (!said.some((text) => text !== undefined && DUPLICATE.test(text))) return '';
+function duplicateHint(body: unknown, ...said: (string | undefined)[]): string {
+  const code = (body as { code?: unknown } | null | undefined)?.code;
+  if (!said.concat(typeof code === 'string' ? code : undefined).some((text) => text !== undefined && DUPLICATE.test(text))) return '';
   return (
     '. A payment with this ref_trx exists: find it with client.payments.list({ merchant_ref }), ' +
     "retry with the first call's idempotencyKey, or use a new ref_trx for a new payment"

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { APIPromise, type SentRequest, type WithResponse } from './api-promise.js';
+import { APIPromise, type WithResponse } from './api-promise.js';
 import { InvalidParamsError, PaginationError, PaymentsError } from './error.js';
-import { isRecord, toFlag, toNumber } from './values.js';
+import { isCount, isRecord, toFlag, toNumber } from './values.js';
 
 /**
  * One page of a list, as plain JSON (`data`, `offset`, `limit`, `has_more`, `total`) plus
@@ -34,7 +34,7 @@ export interface ListPage<T> {
  * A walk that has not ended after this many pages is a server that ignores `offset` or a
  * list growing faster than it is read: it ends in a PaymentsError instead of looping forever.
  */
-export const MAX_PAGES = 10_000;
+const MAX_PAGES = 10_000;
 /**
  * Pages in a row that bring nothing new (every id already seen, or the same id-less rows
  * again) before the walk gives up: rows shifted by inserts at the head give a few such
@@ -45,9 +45,9 @@ export const MAX_STALE_PAGES = 10;
  * Ids a walk remembers to skip rows that shift to a later page: the most recent ones only,
  * so a server that ignores `limit` (a page of 400,000 new ids, without end) cannot fill memory.
  */
-export const MAX_SEEN_IDS = 10_000;
+const MAX_SEEN_IDS = 10_000;
 /** Largest `limit` of `toArray({ limit })`: more belongs in a `for await` loop. */
-export const MAX_TO_ARRAY = 10_000;
+const MAX_TO_ARRAY = 10_000;
 
 /**
  * List bodies are not shown in the spec, so every common envelope is read: a bare array,
@@ -70,7 +70,7 @@ const ITEM_KEYS = ['data', 'items', 'results', 'records'];
 const record = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 const count = (value: unknown): number | undefined => {
   const n = toNumber(value);
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+  return isCount(n, 0) ? n : undefined;
 };
 
 // Brings each accepted envelope to a `ListBody`; a body with no item array goes on as it
@@ -194,11 +194,6 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
   // yielded again by the item walk.
   readonly #repeats = new WeakSet<ListPage<T>>();
 
-  /** @internal */
-  constructor(first: Promise<SentRequest<ListPage<T>>>) {
-    super(first);
-  }
-
   /**
    * Walks the pages by offset until the server says the list ended. Never loops forever:
    * 10 pages in a row with nothing new, or 10,000 pages in all, end the walk with a
@@ -253,7 +248,7 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
   async toArray(options: { limit: number }): Promise<T[]> {
     // Not trusted to be a number: Number.isInteger is false for anything else.
     const limit = (options as { limit?: number } | undefined)?.limit as number;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TO_ARRAY) {
+    if (!isCount(limit, 1, MAX_TO_ARRAY)) {
       throw new InvalidParamsError('list.toArray', { limit: [`is required: a whole number from 1 to ${MAX_TO_ARRAY}`] });
     }
     const items: T[] = [];
@@ -294,8 +289,6 @@ function remember(seen: Set<string>, id: string): void {
 // An item's identity is its id; an item without one has none (two identical id-less rows
 // are two rows), and the page cap, not deduplication, stops a server that ignores offset.
 function itemId(item: unknown): string | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const record = item as Record<string, unknown>;
-  const id = record.trx_id ?? record.id;
+  const id = isRecord(item) ? (item.trx_id ?? item.id) : undefined;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }

@@ -11,6 +11,10 @@ const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
 /** A decimal string read as the number it writes; anything else as it came. */
 export const toNumber = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value);
 
+/** A whole number from `min` to `max` (at most 2^53 - 1 unless told); false for anything but a number. */
+export const isCount = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+
 // PHP and form-encoded servers write booleans as 1/0 or "1"/"0"/"true"/"false".
 const FLAGS: Record<string, boolean> = { 1: true, 0: false, true: true, false: false };
 

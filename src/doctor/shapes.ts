@@ -6,10 +6,10 @@
 // - Shown shapes: as the spec gives them, the fields nobody acts on optional and nullable.
 // - Provisional shapes (the spec says "not shown"): the sandbox's answers.
 import * as z from 'zod/mini';
-import type { Invoice } from '../resources/billing/invoices.js';
-import type { Plan } from '../resources/billing/plans.js';
-import type { Subscription } from '../resources/billing/subscriptions.js';
-import type { Wallet } from '../resources/balance.js';
+import type { Invoice } from '../schemas/billing/invoices.js';
+import type { Plan } from '../schemas/billing/plans.js';
+import type { Subscription } from '../schemas/billing/subscriptions.js';
+import type { Wallet } from '../schemas/balance.js';
 import type {
   Payment,
   PaymentPushResult,
@@ -18,8 +18,8 @@ import type {
   PaymentSessionInfo,
   UnsettledTransaction,
   VerifiedTransaction,
-} from '../resources/payments.js';
-import type { Payout, PayoutPreview } from '../resources/payouts.js';
+} from '../schemas/payments.js';
+import type { Payout, PayoutPreview } from '../schemas/payouts.js';
 import type { SiteInfo } from '../resources/site-info.js';
 import { custom, maybe, open, openEnum, optional, recordTimes, type Assert, type Ties } from '../internal/fields.js';
 

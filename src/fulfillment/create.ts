@@ -3,7 +3,7 @@
 // the store. It loads in serverless handlers, so it imports neither ky nor the client: the
 // merchant's PaymentsClient is passed in.
 import { ConfigurationError, PaymentsError } from '../core/base-error.js';
-import type { VerifiedTransaction } from '../resources/payments.js';
+import type { VerifiedTransaction } from '../schemas/payments.js';
 import { checkSecrets, checkTimestamp, verifyWebhook } from '../webhooks/verify.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';

@@ -4,7 +4,7 @@
 // reconcile and the inbox.
 import { PaymentsError } from '../core/base-error.js';
 import { paidAmount } from '../core/paid-amount.js';
-import type { VerifiedTransaction } from '../resources/payments.js';
+import type { VerifiedTransaction } from '../schemas/payments.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type {
   ExpectedPrice,

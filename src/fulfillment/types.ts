@@ -1,7 +1,7 @@
 // The fulfillment kit's types: its options, what it returns and reports, and what its
 // handlers get. Apart from the code so that create.ts, settle.ts and inbox.ts all read them
 // from here and none of those imports another's types (no import circle).
-import type { PaymentRecord, VerifiedTransaction } from '../resources/payments.js';
+import type { PaymentRecord, VerifiedTransaction } from '../schemas/payments.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookHeaders } from '../webhooks/headers.js';
 import type { WebhookPayload } from '../webhooks/verify.js';

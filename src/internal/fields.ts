@@ -52,16 +52,12 @@ export const uuid = custom<string>(
   { type: 'string', format: 'uuid' },
 );
 
-/** A whole number from `min` to `max`. */
-export const int = (
-  min = Number.MIN_SAFE_INTEGER,
-  max = Number.MAX_SAFE_INTEGER,
-  message = `must be a whole number from ${min} to ${max}`,
-): z.ZodMiniType<number, number> =>
-  custom<number>((value) => Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, message, {
+/** A whole number from `min` (to `max`, when given). */
+const int = (min: number, max: number | undefined, message: string): z.ZodMiniType<number, number> =>
+  custom<number>((value) => isCount(value, min, max), message, {
     type: 'integer',
-    ...(min > Number.MIN_SAFE_INTEGER && { minimum: min }),
-    ...(max < Number.MAX_SAFE_INTEGER && { maximum: max }),
+    minimum: min,
+    ...(max !== undefined && { maximum: max }),
   });
 
 /** One of `values` (a param: the SDK refuses any other before sending). */
@@ -116,8 +112,8 @@ export const pageParams = {
 };
 
 // Read here and in core/ (pagination): they live in core/values.ts.
-import { toFlag, toNumber } from '../core/values.js';
-export { toFlag, toNumber };
+import { isCount, toFlag, toNumber } from '../core/values.js';
+export { toNumber };
 
 /**
  * A provisional result (the spec shows no shape): read by `read`, which never throws and
@@ -180,10 +176,11 @@ export interface RecordTimes {
 }
 
 /** Schema fields of {@link RecordTimes}. */
+// Pure: only the contract check's shapes use it, and a client bundle drops it.
 export const recordTimes = {
-  environment: z.optional(openEnum(['sandbox', 'production'])),
-  created_at: z.optional(z.string()),
-  updated_at: z.optional(z.string()),
+  environment: /* @__PURE__ */ z.optional(/* @__PURE__ */ openEnum(['sandbox', 'production'])),
+  created_at: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  updated_at: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
 };
 
 /** Optional and nullable: a field the service may omit or send as null. */

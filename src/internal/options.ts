@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/error.js';
+import { isCount } from '../core/values.js';
 import { credential } from './credential.js';
 import { isBrowser, readEnv } from './env.js';
 
@@ -180,6 +181,9 @@ export const RESERVED_HEADERS = new Set([
   'idempotency-key',
 ]);
 
+/** What a caller's header of {@link RESERVED_HEADERS} is told. */
+export const SDK_HEADER = 'is set by the SDK (auth, signing, content type) and cannot be overridden';
+
 // Defaults: environment `sandbox`, timeout 30 000 ms, maxRetries 2, logLevel `off`, and
 // maxResponseBytes 8 MiB: over a hundred times the largest answers (openapi.json ~57 KB), a
 // bounded cost per call. Written where they are used (an object of them costs its keys).
@@ -197,17 +201,17 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     );
   }
 
-  const environment = options.environment ?? readEnv('BUSINESS_PAYMENTS_ENVIRONMENT') ?? 'sandbox';
+  const environment = options.environment ?? readEnv(envName('environment')) ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
     throw new ConfigurationError(
       `environment must be 'sandbox' or 'production' (got ${JSON.stringify(String(environment))}); set the option or BUSINESS_PAYMENTS_ENVIRONMENT.`,
     );
   }
 
-  const merchantKey = clientCredential('merchantKey', options.merchantKey, 'BUSINESS_PAYMENTS_MERCHANT_KEY', environment);
-  const apiKey = clientCredential('apiKey', options.apiKey, 'BUSINESS_PAYMENTS_API_KEY', environment);
-  const apiSecret = clientCredential('apiSecret', options.apiSecret, 'BUSINESS_PAYMENTS_API_SECRET', environment);
-  const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnv('BUSINESS_PAYMENTS_BASE_URL'), environment);
+  const merchantKey = clientCredential('merchantKey', options.merchantKey, environment);
+  const apiKey = clientCredential('apiKey', options.apiKey, environment);
+  const apiSecret = clientCredential('apiSecret', options.apiSecret, environment);
+  const baseUrl = resolveBaseUrl(options.baseUrl ?? readEnv(envName('baseUrl')), environment);
 
   const logLevel = options.logLevel ?? (readEnv('BUSINESS_PAYMENTS_LOG')?.toLowerCase() as LogLevel | undefined) ?? 'off';
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -237,14 +241,17 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   };
 }
 
+// The variable an option defaults to: `apiSecret` → BUSINESS_PAYMENTS_API_SECRET.
+const envName = (option: string): string => `BUSINESS_PAYMENTS_${option.replace(/[A-Z]/g, '_$&').toUpperCase()}`;
+
+// What an option set neither in the code nor in its variable says.
+const notSet = (option: string): string => `${option} is not set: pass new PaymentsClient({ ${option} }) or set ${envName(option)}`;
+
 // A credential of the client: the option, else its variable (see `credential()` for the rule).
-function clientCredential(name: string, given: string | undefined, envName: string, environment: Environment): string {
-  const source = given == null ? envName : `${name} option`;
-  const value = credential(
-    given ?? readEnv(envName, true),
-    source,
-    `${name} is not set: pass new PaymentsClient({ ${name} }) or set ${envName}`,
-  );
+function clientCredential(name: string, given: string | undefined, environment: Environment): string {
+  const variable = envName(name);
+  const source = given == null ? variable : `${name} option`;
+  const value = credential(given ?? readEnv(variable, true), source, notSet(name));
   // Sandbox credentials carry test_, live ones live_ (or no prefix): a mix is always a mistake.
   const [prefix, other] = environment === 'sandbox' ? ['live_', 'production'] : ['test_', 'sandbox'];
   if (value.startsWith(prefix)) {
@@ -259,9 +266,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 function resolveBaseUrl(value: string | undefined, environment: Environment): string {
   if (value === undefined || value === '') {
-    throw new ConfigurationError(
-      'baseUrl is not set: pass new PaymentsClient({ baseUrl }) or set BUSINESS_PAYMENTS_BASE_URL (e.g. https://payments.example.com).',
-    );
+    throw new ConfigurationError(`${notSet('baseUrl')} (e.g. https://payments.example.com).`);
   }
   let url: URL;
   try {
@@ -270,24 +275,22 @@ function resolveBaseUrl(value: string | undefined, environment: Environment): st
     // Not quoted: a value that does not parse may be a credential pasted into the wrong variable.
     throw new ConfigurationError('baseUrl is not an absolute URL: give the service root, e.g. https://payments.example.com.');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigurationError(`baseUrl must use https: (got ${url.protocol}).`);
-  }
-  if (url.username || url.password) {
-    throw new ConfigurationError('baseUrl must not contain a user name or password.');
-  }
-  if (url.search || url.hash) {
-    throw new ConfigurationError('baseUrl must not have a query string or fragment: routes are appended to it.');
-  }
-  if (environment === 'production' && url.protocol !== 'https:' && !LOOPBACK.test(url.hostname)) {
-    throw new ConfigurationError(`baseUrl must use https: in production (got ${url.origin}); plain http is allowed only for localhost.`);
-  }
+  const fault =
+    url.protocol !== 'https:' && url.protocol !== 'http:'
+      ? `must use https: (got ${url.protocol})`
+      : url.username || url.password
+        ? 'must not contain a user name or password'
+        : url.search || url.hash
+          ? 'must not have a query string or fragment: routes are appended to it'
+          : environment === 'production' && url.protocol !== 'https:' && !LOOPBACK.test(url.hostname)
+            ? `must use https: in production (got ${url.origin}); plain http is allowed only for localhost`
+            : '';
+  if (fault) throw new ConfigurationError(`baseUrl ${fault}.`);
   return url.href.replace(/\/+$/, '');
 }
 
 function checkCount(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  // Number.isInteger is false for anything but a number.
-  if (!Number.isInteger(value) || value < min || value > max) {
+  if (!isCount(value, min, max)) {
     throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max} (got ${String(value)}).`);
   }
   return value;
@@ -311,7 +314,7 @@ export function checkFetchOptions(init: FetchOptions | undefined, where = 'fetch
 function checkDefaultHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   for (const name of Object.keys(headers ?? {})) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      throw new ConfigurationError(`defaultHeaders must not set ${name}: the SDK sets it (auth, signing, content type).`);
+      throw new ConfigurationError(`defaultHeaders.${name} ${SDK_HEADER}.`);
     }
   }
   return { ...headers };

@@ -2,43 +2,22 @@ import type * as z from 'zod/mini';
 import { APIError, fieldList, ResponseValidationError } from '../core/error.js';
 import { failureOf } from './envelope.js';
 
-export type ParsedBody = { json: true; value: unknown; text: string } | { json: false; text: string };
-
-/** Parses a body as JSON without ever throwing: HTML pages and truncated bodies come back as text. */
-export function parseBody(text: string): ParsedBody {
-  // JSON.parse refuses an empty or blank body by itself: no trimmed copy on the hot path.
-  try {
-    return { json: true, value: JSON.parse(text), text };
-  } catch {
-    return { json: false, text };
-  }
-}
-
 const NOUNS: Record<string, string> = { int: 'a whole number', array: 'a list', object: 'an object', undefined: 'absent' };
 
 /**
- * Messages for issues whose schema gave none (zod/mini ships no locale, and setting zod's
- * global one would change the caller's zod too): passed to every parse the SDK makes.
+ * Parse options of every SDK parse: messages for issues whose schema gave none (zod/mini
+ * ships no locale, and setting zod's global one would change the caller's zod too). Every
+ * check of the SDK's schemas (lengths, bounds, formats, values) names its own rule, so what
+ * is left here is a type: a field missing, or of another type.
  */
-export function issueMessage(issue: z.core.$ZodRawIssue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      return issue.input === undefined ? 'is required' : `must be ${NOUNS[issue.expected] ?? `a ${issue.expected}`}`;
-    case 'invalid_value':
-      return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
-    case 'too_small':
-      return `must be at least ${issue.minimum}${issue.origin === 'string' ? ' characters' : ''}`;
-    case 'too_big':
-      return `must be at most ${issue.maximum}${issue.origin === 'string' ? ' characters' : ''}`;
-    case 'invalid_format':
-      return `must be a valid ${issue.format}`;
-    default:
-      return 'is not valid';
-  }
-}
-
-/** Parse options of every SDK parse: its own messages. */
-export const PARSE = { error: issueMessage } as const;
+export const PARSE = {
+  error: (issue: z.core.$ZodRawIssue): string =>
+    issue.code !== 'invalid_type'
+      ? 'is not valid'
+      : issue.input === undefined
+        ? 'is required'
+        : `must be ${NOUNS[issue.expected] ?? `a ${issue.expected}`}`,
+} as const;
 
 /** zod issues → `{ "field.path": [messages] }`, the same shape as the server's `errors`. */
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
@@ -73,15 +52,23 @@ export interface DecodeContext {
  * cannot act on fails here.
  */
 export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string, response: Response, context: DecodeContext): z.output<S> {
-  const body = context.emptyBodyOk && text.trim() === '' ? ({ json: true, value: {}, text } as const) : parseBody(text);
   const { status, headers } = response;
-  const failure = body.json ? failureOf(body.value) : undefined;
-  if (failure && body.json) {
+  let json = true;
+  let value: unknown;
+  try {
+    // JSON.parse refuses an empty or blank body by itself: no trimmed copy on the hot path.
+    value = context.emptyBodyOk && text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    // HTML pages and truncated bodies: not JSON.
+    json = false;
+  }
+  const failure = failureOf(value);
+  if (failure) {
     // A 200 that says "failed" is the server's answer, not a shape problem: never a success.
     const message = `${context.operation}: the server answered ${status} but its body says the call failed: ${failure.message}`;
-    throw new APIError({ status, body: body.value, headers, message });
+    throw new APIError({ status, body: value, headers, message });
   }
-  const result = body.json ? schema.safeParse(body.value, PARSE) : undefined;
+  const result = json ? schema.safeParse(value, PARSE) : undefined;
   if (result?.success) return result.data;
   const errors = result ? issuesToErrors(result.error.issues) : undefined;
   const what = errors

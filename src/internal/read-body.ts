@@ -15,35 +15,55 @@ export const MAX_JSON_DEPTH = 128;
 // and bad bytes replaced, as `Response.text()` decodes.
 const decoder = new TextDecoder();
 
+/** The bounds of one body read: bytes, time, and the caller's signal. */
+export interface ReadBounds {
+  /** Most bytes read, after fetch has undone any `content-encoding` (maxResponseBytes). */
+  limit: number;
+  /** Ms the read may take (the call's per-attempt `timeout`). */
+  timeout: number;
+  /** The caller's signal: aborts a read in progress. */
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * The text of a 2xx body: at most `limit` bytes, counted as they arrive from fetch (after
  * it has undone any `content-encoding`), and JSON at most {@link MAX_JSON_DEPTH} deep;
- * anything more is a `ResponseValidationError`. The read goes through ky's `sent.text()`,
- * which races it against the attempt timeout and aborts the connection when that fires:
- * ky reads the body with `response.text()` on this very Response, so that call is replaced
- * (for this one read) by the bounded one.
+ * anything more is a `ResponseValidationError`. A read that takes longer than `timeout`, or
+ * that the caller's signal aborts, cancels the body (which closes the connection) and
+ * rejects with a `TimeoutError` DOMException (as `AbortSignal.timeout` would) or the signal's
+ * reason.
  */
-export function readBody(sent: { text(): Promise<string> }, response: Response, limit: number, context: DecodeContext): Promise<string> {
-  const read = response as { text: () => Promise<string> };
-  const own = read.text;
-  read.text = () => {
-    read.text = own; // the Response's own again, should anyone call it later
-    return boundedText(response, limit, context);
-  };
-  return sent.text();
-}
-
-async function boundedText(response: Response, limit: number, context: DecodeContext): Promise<string> {
+export async function readBody(response: Response, { limit, timeout, signal }: ReadBounds, context: DecodeContext): Promise<string> {
   const { body } = response;
   // No body (204), or a custom fetch's Response whose body is no web stream (node-fetch's):
-  // read by the Response itself, as before; only the depth is checked then.
-  const text = body && typeof body.getReader === 'function' ? await streamText(body, limit, response, context) : await response.text();
+  // read by the Response itself, under the same timeout; only the depth is checked then.
+  const reader = body && typeof body.getReader === 'function' ? body.getReader() : undefined;
+  // One way to stop, for the timeout and the signal alike: cancelling the reader ends the
+  // read pending (the rest is neither downloaded nor inflated), and the race rejects with why.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let abort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = (reason: unknown) => (reader?.cancel().catch(() => undefined), reject(reason));
+    timer = setTimeout(() => stop(new DOMException(`the body read ran past ${timeout} ms`, 'TimeoutError')), timeout);
+    abort = () => stop(signal!.reason);
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+  let text: string;
+  try {
+    // Promise.race observes both sides: whichever settles later is never an unhandled rejection.
+    text = await Promise.race([reader ? readAll(reader, limit, response, context) : response.text(), stopped]);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', abort!);
+  }
   if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw bodyError(response, context, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, text);
   return text;
 }
 
-async function streamText(body: ReadableStream<Uint8Array>, limit: number, response: Response, context: DecodeContext): Promise<string> {
-  const reader = body.getReader();
+// Reads the stream to its end, at most `limit` bytes: past them it cancels the reader and
+// throws. A reader cancelled from outside ends early; readBody has rejected by then.
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number, response: Response, context: DecodeContext) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -51,7 +71,6 @@ async function streamText(body: ReadableStream<Uint8Array>, limit: number, respo
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      // Cancelling closes the connection: the rest is neither downloaded nor inflated.
       reader.cancel().catch(() => undefined);
       throw bodyError(
         response,
@@ -62,7 +81,11 @@ async function streamText(body: ReadableStream<Uint8Array>, limit: number, respo
     }
     chunks.push(value);
   }
-  // One chunk (a small body) is decoded as it came; more are joined first.
+  return decode(chunks, size);
+}
+
+// One chunk (a small body) is decoded as it came; more are joined first.
+function decode(chunks: Uint8Array[], size: number): string {
   let bytes = chunks[0];
   if (chunks.length > 1) {
     bytes = new Uint8Array(size);

@@ -22,7 +22,7 @@ export const sendsKey = (mode: RetryMode): boolean => mode === 'create' || mode 
 const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'once';
 
 /** Statuses worth another attempt. Never a 3xx: redirects are refused, not retried. */
-export const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
+const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
 
 // Error codes (Node/undici, Bun, Deno) that mean no byte reached the server.
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ConnectionRefused']);
@@ -32,10 +32,10 @@ const CONNECTION_CODE = /^(E[A-Z]+|UND_ERR_[A-Z_]+|Connection[A-Za-z]*)$/;
 // Statuses whose wait hint (Retry-After, RateLimit-Reset…) is honoured; 413 is never retried here.
 const AFTER_STATUS = [429, 503];
 
-export const INITIAL_DELAY_MS = 500;
-export const MAX_DELAY_MS = 8_000;
+const INITIAL_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
 /** Default of the `maxRetryAfter` option: a longer wait hint is not waited out, the error goes back to the caller. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * ky's retry options for one call. The wait hint is read once, by the SDK
@@ -73,7 +73,7 @@ const waitHint = (error: Error): number | undefined =>
  * The whole payment policy. `undefined` hands the decision to ky's defaults (its status
  * list, then the delay above), `false` vetoes a retry, `true` retries with that delay.
  */
-export function shouldRetry(mode: RetryMode, { error }: ShouldRetryState): boolean | undefined {
+function shouldRetry(mode: RetryMode, { error }: ShouldRetryState): boolean | undefined {
   if (isHTTPError(error)) {
     const { status } = error.response;
     if (once(mode) && status !== 429) return false;
@@ -90,23 +90,20 @@ export function shouldRetry(mode: RetryMode, { error }: ShouldRetryState): boole
 // `TRANSACTION_AMBIGUOUS`, or the word inside a message ("Payout Ambiguous").
 const UNSETTLED = /(?:^|[^a-z])(in[ _-]?progress|ambiguous)(?:[^a-z]|$)/i;
 
-/** `INPROGRESS` or `AMBIGUOUS` when `text` names one, in any spelling. */
-export function unsettledOutcome(text: unknown): 'INPROGRESS' | 'AMBIGUOUS' | undefined {
-  const match = typeof text === 'string' ? UNSETTLED.exec(text) : null;
-  return match ? (/ambig/i.test(match[1]!) ? 'AMBIGUOUS' : 'INPROGRESS') : undefined;
-}
-
 /**
- * INPROGRESS or AMBIGUOUS anywhere in a body (any field, any depth, a message): its JSON
- * text is searched, so no walk over a body nested arbitrarily deep. A body too deep even
- * to serialise counts as unsettled: money out is never sent again on a guess.
+ * INPROGRESS or AMBIGUOUS anywhere in a body (any field, any depth, a message), in any
+ * spelling: its JSON text is searched, so no walk over a body nested arbitrarily deep. A
+ * body too deep even to serialise counts as unsettled: money out is never sent again on a guess.
  */
 export function unsettledIn(body: unknown): 'INPROGRESS' | 'AMBIGUOUS' | undefined {
+  let match;
   try {
-    return unsettledOutcome(typeof body === 'string' ? body : JSON.stringify(body ?? null));
+    // (A body JSON cannot write, such as a function, is `undefined`: nothing found in it.)
+    match = UNSETTLED.exec(typeof body === 'string' ? body : String(JSON.stringify(body ?? null)));
   } catch {
     return 'AMBIGUOUS';
   }
+  return match ? (/ambig/i.test(match[1]!) ? 'AMBIGUOUS' : 'INPROGRESS') : undefined;
 }
 
 /** True when the cause chain names a code that means the request never left. */

@@ -26,7 +26,7 @@ export interface CallInfo {
   /** What the server may have done when the call fails without a clear answer (the route's words). */
   acted?: string | undefined;
   /** Method and route template, e.g. `POST /api/v1/payments` (named when the server lacks it). */
-  route?: string;
+  route: string;
   /** Origin of `baseUrl`, the only one a request may reach (named in errors). */
   origin: string;
   /** Path and query of the request, as sent and signed. */
@@ -42,7 +42,7 @@ export interface CallInfo {
   /** Words the route adds to its errors' messages (how to look a payout up). */
   hint?: ((error: PaymentsError) => string | undefined) | undefined;
   /** When the call began (Date.now()), for the time a timeout took in all. */
-  started?: number;
+  started: number;
   /** This call's own fetchOptions (merged over the client's). */
   fetchOptions?: FetchOptions | undefined;
   /** The trace context, when someone listens on the request channel. */
@@ -73,7 +73,7 @@ export function callError(cause: unknown, call: CallInfo, reading = false): Paym
  * happened, how to look it up, and whether retrying with the key is safe.
  */
 function actedNote(error: PaymentsError, call: CallInfo): string | undefined {
-  const { mode = 'safe', acted } = call;
+  const { mode, acted } = call;
   if (acted === undefined || !mayHaveActed(error, call)) return undefined;
   const again =
     mode === 'create'
@@ -93,8 +93,7 @@ function mayHaveActed(error: PaymentsError, call: CallInfo): boolean {
 
 function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): PaymentsError {
   const { operation, signal, attempts } = call;
-  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
-  const took = call.started === undefined ? tries : `${tries}, ${((Date.now() - call.started) / 1000).toFixed(1)} s in all`;
+  const took = `${attempts} attempt${attempts === 1 ? '' : 's'}, ${((Date.now() - call.started) / 1000).toFixed(1)} s in all`;
   // AbortSignal.timeout(ms) is the caller's overall budget: a timeout, and said to be that one.
   if (signal?.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
     return new APITimeoutError(`${operation} ran out of the overall time budget of its signal (${took}).`, { cause: signal.reason });
@@ -105,7 +104,8 @@ function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): Paym
   // trackers print causes, so keep only the underlying failure.
   const reason: unknown = isKyError(cause) ? cause.cause : cause;
   const where = reading ? ' while reading the response body' : '';
-  if (isTimeoutError(cause)) {
+  // ky's timeout of an attempt, or the SDK's own of the body read that followed it.
+  if (isTimeoutError(cause) || (cause as Error | undefined)?.name === 'TimeoutError') {
     // `timeout` is per attempt: say so, with the attempts and the time they took together.
     return new APITimeoutError(
       `${operation} timed out${where}: an attempt ran past the per-attempt timeout of ${call.timeout} ms (${took}). ` +
@@ -155,8 +155,7 @@ function isMissingRoute(status: number, body: unknown): boolean {
 export const EARLIER_GENERATION_OPERATIONS: readonly string[] = ['payments.initiate', 'payments.verify', 'siteInfo.retrieve'];
 
 function missingRoute(init: { status: number; body: unknown; headers: Headers }, call: CallInfo): RouteNotSupportedError {
-  const { operation } = call;
-  const route = call.route ?? operation;
+  const { operation, route } = call;
   const everywhere = EARLIER_GENERATION_OPERATIONS.includes(operation);
   const message = everywhere
     ? `${operation}: the server has no route ${route}, which every generation of the service has: baseUrl is probably wrong ` +

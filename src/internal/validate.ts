@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import { InvalidParamsError } from '../core/error.js';
-import { MAX_TIMEOUT_MS, RESERVED_HEADERS, type Environment, type RequestOptions } from './options.js';
+import { isCount } from '../core/values.js';
+import { MAX_TIMEOUT_MS, RESERVED_HEADERS, SDK_HEADER, type Environment, type RequestOptions } from './options.js';
 import { issuesToErrors, PARSE } from './parse.js';
 
 /** One value and the schema it must satisfy. */
@@ -37,18 +38,19 @@ export function validateInputs(
 function checkPathParams(pathParams: Record<string, Checked> | undefined, add: AddError): Record<string, string> {
   const path: Record<string, string> = {};
   for (const [name, [schema, value]] of Object.entries(pathParams ?? {})) {
-    const result = schema.safeParse(value, PARSE);
-    if (result.success) path[name] = String(result.data);
-    else for (const issue of result.error.issues) add(name, issue.message);
+    const data = checkParams(schema, value, add, name);
+    // A path param's schema yields a string.
+    if (data !== undefined) path[name] = data as string;
   }
   return path;
 }
 
-function checkParams(schema: z.ZodMiniType, value: unknown, add: AddError): unknown {
+// The parsed value, or undefined with every issue added (under `field` when given: a path param).
+function checkParams(schema: z.ZodMiniType, value: unknown, add: AddError, field?: string): unknown {
   const result = schema.safeParse(value, PARSE);
   if (result.success) return result.data;
-  for (const [field, messages] of Object.entries(issuesToErrors(result.error.issues))) {
-    for (const message of messages) add(field, message);
+  for (const [key, messages] of Object.entries(issuesToErrors(result.error.issues))) {
+    for (const message of messages) add(field ?? key, message);
   }
   return undefined;
 }
@@ -72,28 +74,19 @@ function checkRequestOptions({ idempotencyKey, timeout, maxRetries, headers, max
         : 'must be 1 to 64 characters',
     );
   }
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= MAX_TIMEOUT_MS)) {
+  if (timeout !== undefined && !isCount(timeout, 1, MAX_TIMEOUT_MS)) {
     add('timeout', `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
   }
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    add('maxRetries', 'must be a whole number ≥ 0');
-  }
-  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes >= 1)) {
-    add('maxResponseBytes', 'must be a whole number of bytes ≥ 1');
-  }
+  if (maxRetries !== undefined && !isCount(maxRetries, 0, Infinity)) add('maxRetries', 'must be a whole number ≥ 0');
+  if (maxResponseBytes !== undefined && !isCount(maxResponseBytes, 1)) add('maxResponseBytes', 'must be a whole number of bytes ≥ 1');
   for (const name of Object.keys(headers ?? {})) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      add(
-        `headers.${name}`,
-        name.toLowerCase() === 'idempotency-key'
-          ? 'pass it as options.idempotencyKey instead'
-          : 'is set by the SDK (auth, signing, content type) and cannot be overridden',
-      );
+      add(`headers.${name}`, name.toLowerCase() === 'idempotency-key' ? 'pass it as options.idempotencyKey instead' : SDK_HEADER);
     }
   }
 }
 
 /** 1–64 printable ASCII characters: what the Idempotency-Key header may carry. */
-export function isIdempotencyKey(key: unknown): key is string {
+function isIdempotencyKey(key: unknown): key is string {
   return typeof key === 'string' && key.length >= 1 && key.length <= 64 && /^[\x21-\x7e]+$/.test(key);
 }

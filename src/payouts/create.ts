@@ -4,7 +4,7 @@
 // in serverless handlers and cron jobs, so it imports neither ky nor the client: the
 // merchant's PaymentsClient is passed in.
 import { ConfigurationError, PaymentsError } from '../core/base-error.js';
-import type { Payout } from '../resources/payouts.js';
+import type { Payout } from '../schemas/payouts.js';
 import type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './store.js';
 
 /** What the kit needs of a `PaymentsClient` (pass the client itself). */

@@ -2,21 +2,21 @@
 // one-line calls over it (`this._client.get('payouts.retrieve', id, options)`); the
 // README's method table (test/resources/routes.test.ts) and doctor's contract check
 // (src/doctor/contract.ts) are read from it; a test holds it to the sandbox's own table and
-// the sandbox's OpenAPI document. Adding a route: its schemas in the resource's file, a row
-// here, a one-line method (CONTRIBUTING.md has the checklist).
+// the sandbox's OpenAPI document. Adding a route: its schemas in src/schemas/, a row here,
+// a one-line method in its resource class (CONTRIBUTING.md has the checklist).
 import * as z from 'zod/mini';
 import type { PaymentsError } from '../core/error.js';
 import { pathId, type Schema } from '../internal/fields.js';
 import type { RetryMode } from '../internal/retry.js';
-import { BalanceResult } from './balance.js';
-import { Invoice, InvoiceListParams } from './billing/invoices.js';
-import { Plan, PlanCreateParams } from './billing/plans.js';
-import { Subscription, SubscriptionCreateParams } from './billing/subscriptions.js';
-import { OpenAPIDocument } from './openapi.js';
-import { PAYOUT_LOOKUP, payoutFailureHint } from './payout-outcome.js';
-import * as payments from './payments.js';
-import * as payouts from './payouts.js';
-import { SiteInfo } from './site-info.js';
+import { BalanceResult } from '../schemas/balance.js';
+import { Invoice, InvoiceListParams } from '../schemas/billing/invoices.js';
+import { Plan, PlanCreateParams } from '../schemas/billing/plans.js';
+import { Subscription, SubscriptionCreateParams } from '../schemas/billing/subscriptions.js';
+import { OpenAPIDocument } from '../schemas/openapi.js';
+import { PAYOUT_LOOKUP, payoutFailureHint } from '../schemas/payout-outcome.js';
+import * as payments from '../schemas/payments.js';
+import * as payouts from '../schemas/payouts.js';
+import { SiteInfo } from '../schemas/site-info.js';
 
 /** @internal One route the client calls. */
 export interface ClientRoute {

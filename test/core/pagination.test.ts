@@ -12,6 +12,7 @@ import {
 import { MAX_STALE_PAGES } from '../../src/core/pagination.js';
 import type { PaymentsClient } from '../../src/index.js';
 import { rejection } from '../support/assertions.js';
+import { testTransport } from '../support/client.js';
 import { BASE_URL, type SeenRequest } from '../support/fake-api.js';
 import { useFakeApi } from '../support/harness.js';
 
@@ -27,9 +28,9 @@ async function collect<T>(iterable: AsyncIterable<T>, max = 100): Promise<T[]> {
   return out;
 }
 
-/** A list call whose items have no id (the walk's id-less path). */
-function idless(client: PaymentsClient, value: { limit?: number }) {
-  return client.requestPage({
+/** A list call whose items have no id (the walk's id-less path), on the pipeline itself. */
+function idless(value: { limit?: number }) {
+  return testTransport().requestPage({
     operation: 'payments.list',
     method: 'GET',
     path: '/api/v1/payments',
@@ -415,15 +416,14 @@ describe('the walk ends when the server says so, and never drops or loops (regre
 
   test('two identical rows without an id are both yielded', async () => {
     // Every public list item has an id now; the walk itself still handles rows without
-    // one (a list of a shape with no id), through the client's internal list call.
+    // one (a list of a shape with no id), through the pipeline's own list call.
     const rows = [{ amount: 5 }, { amount: 5 }, { amount: 6 }];
     api.on(
       'get',
       '/api/v1/payments',
       serve(() => rows),
     );
-    const { client } = setup();
-    expect(await collect(idless(client, { limit: 2 }))).toStrictEqual(rows);
+    expect(await collect(idless({ limit: 2 }))).toStrictEqual(rows);
   });
 
   test('meta.total is read from a { data, meta } envelope', async () => {
@@ -587,11 +587,10 @@ describe('other list envelopes: the walk ends only when the server says so', () 
 describe('pagination: id-less items', () => {
   test('items without ids from a server that ignores offset do not loop forever (nor repeat)', async () => {
     // Public list items all have ids now: a list of id-less rows goes through the client's
-    // internal list call, as a shape without an id would.
+    // pipeline's own list call, as a shape without an id would.
     api.on('get', '/api/v1/payouts', { body: { data: [{ amount: 1 }, { amount: 2 }] } });
-    const { client } = setup();
     const seen: unknown[] = [];
-    const list = client.requestPage({
+    const list = testTransport().requestPage({
       operation: 'payouts.list',
       method: 'GET',
       path: '/api/v1/payouts',

@@ -189,7 +189,7 @@ describe('the client signs every attempt on the WebCrypto path too', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_700_000_000_000 });
     try {
       vi.resetModules();
-      const { PaymentsClient } = await import('../../src/index.js');
+      const { testTransport } = await import('../support/client.js');
       const { settle } = await import('../support/assertions.js');
       const { fixtures } = await import('../support/fake-api.js');
       const seen: Headers[] = [];
@@ -199,8 +199,8 @@ describe('the client signs every attempt on the WebCrypto path too', () => {
       };
       const subtle = vi.spyOn(crypto.subtle, 'sign');
       const v = vector('get-empty-body');
-      const client = new PaymentsClient({
-        environment: 'sandbox',
+      // The pipeline itself: the vector's path is no route of the table.
+      const transport = testTransport({
         merchantKey: 'test_m',
         apiKey: 'test_k',
         apiSecret: v.secret,
@@ -210,7 +210,7 @@ describe('the client signs every attempt on the WebCrypto path too', () => {
       });
       // The retry waits 437 ms (500 ms less the jitter): still the vector's second.
       const { data } = await settle(
-        client
+        transport
           .request({ operation: 'balance.retrieve', method: 'GET', path: v.pathWithQuery, response: (await import('zod')).unknown() })
           .withResponse(),
       );

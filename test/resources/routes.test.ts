@@ -41,7 +41,7 @@ describe('the client route table', () => {
       (file) => file.endsWith('.ts') && !file.endsWith('routes.ts'),
     );
     const calls = files.flatMap((file) =>
-      [...readFileSync(join(dir, file), 'utf8').matchAll(/\b(?:_client|this)\.(get|post|getPage)\('([\w.]+)'/g)].map(
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/(?:\b_client|\bthis|#routes)\.(get|post|getPage)\('([\w.]+)'/g)].map(
         ([, helper, name]) => ({ helper, name }),
       ),
     );

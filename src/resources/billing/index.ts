@@ -1,5 +1,4 @@
-import type { PaymentsClient } from '../../client.js';
-import { APIResource } from '../../core/resource.js';
+import { APIResource, type RouteCaller } from '../resource.js';
 import { Invoices } from './invoices.js';
 import { Plans } from './plans.js';
 import { Subscriptions } from './subscriptions.js';
@@ -13,7 +12,8 @@ export class Billing extends APIResource {
   /** Invoices. */
   readonly invoices: Invoices;
 
-  constructor(client: PaymentsClient) {
+  /** @internal Resources are built by the client. */
+  constructor(client: RouteCaller) {
     super(client);
     this.plans = new Plans(client);
     this.subscriptions = new Subscriptions(client);

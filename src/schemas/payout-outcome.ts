@@ -1,15 +1,15 @@
 // How a payout's outcome is read from whatever a server sends, and what a failed payout's
-// error adds to its message. Not exported from the package: payouts.ts and the route table
-// use it.
+// error adds to its message. Not exported from the package: the payout schemas (payouts.ts)
+// and the route table use it; it imports neither.
 import { APIError, type PaymentsError } from '../core/error.js';
 import { isRecord } from '../internal/envelope.js';
 import { readRecord } from '../internal/fields.js';
 import { unsettledIn } from '../internal/retry.js';
-import type { Payout, PayoutStatus } from './payouts.js';
 
 // Where servers put a payout's status word, most specific first.
 const OUTCOME_FIELDS = ['status', 'payout_status', 'state', 'outcome', 'result', 'transaction_status'];
-const SPELLINGS: Record<string, PayoutStatus> = {
+// The four outcomes of a payout (`PayoutStatus`), by the words servers use for them.
+const SPELLINGS: Record<string, 'SUCCESS' | 'INPROGRESS' | 'FAILED'> = {
   SUCCESS: 'SUCCESS',
   SUCCESSFUL: 'SUCCESS',
   SUCCEEDED: 'SUCCESS',
@@ -35,20 +35,20 @@ function outcomeOf(body: unknown): string | undefined {
   return typeof word === 'string' ? (SPELLINGS[word.toUpperCase().replace(/[ _-]/g, '')] ?? word) : undefined;
 }
 
-/** A payout record as the server sent it, with `id` and `status` read wherever they are. */
-export function readPayout(value: unknown): Payout {
-  const payout = readRecord<Payout>(value, {
+/** A payout record (`P`, a `Payout`) as the server sent it, with `id` and `status` read wherever they are. */
+export function readPayout<P>(value: unknown): P {
+  const payout = readRecord<unknown>(value, {
     ids: { id: ['payout_id', 'uuid', 'reference'] },
     numbers: ['amount', 'fee', 'payable_amount'],
   });
-  if (!isRecord(payout)) return payout;
+  if (!isRecord(payout)) return payout as P;
   const status = outcomeOf(payout);
   // The server's own word stays when the SDK's reading of it differs (`PENDING` → INPROGRESS).
   if (status !== undefined && status !== payout.status) {
     if (payout.status !== undefined) payout.server_status = payout.status;
-    payout.status = status as PayoutStatus;
+    payout.status = status;
   }
-  return payout;
+  return payout as P;
 }
 
 /**
