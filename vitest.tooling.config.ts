@@ -16,5 +16,8 @@ export default defineConfig({
     // Files share their worker (as in vitest.config.ts): TypeScript and ESLint load once per worker.
     isolate: false,
     setupFiles: ['test/shared-worker.ts'],
+    // Each starts a compiler or a linter cold (seconds of CPU), and the files run side by side:
+    // on a loaded 2-core machine the first lint of a snippet alone took over 5 s.
+    testTimeout: 120_000,
   },
 });
