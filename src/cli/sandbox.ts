@@ -54,7 +54,6 @@ export const sandbox: Command = {
     const idempotencyKeys = keys === undefined ? undefined : integer(keys, 'idempotency-keys', 1, 10_000_000);
     const json = values.json === true;
     const generation = generationOf(values.generation);
-
     // The log is made after the banner; requests before it are queued for it.
     const early: MockRequestLogEntry[] = [];
     let onRequest: (entry: MockRequestLogEntry) => void = (entry) => void early.push(entry);
@@ -77,7 +76,6 @@ export const sandbox: Command = {
       }
       throw error;
     }
-
     const baseUrl = server.url.replace(/\/$/, '');
     // The sandbox set only: its webhook secret signs sandbox deliveries (production has its own).
     const { merchantKey, apiKey, apiSecret, webhookSecret } = mock.credentials.sandbox;
@@ -89,7 +87,6 @@ export const sandbox: Command = {
         generation === 'earlier' ? earlierBanner(baseUrl, mock.credentials.sandbox) : banner(baseUrl, mock.credentials.sandbox),
       );
     }
-
     const log = startLog(mock, io, json);
     onRequest = log.onRequest;
     for (const entry of early) log.onRequest(entry);

@@ -69,11 +69,7 @@ export const trigger: Command = {
       true,
     );
     if (values.help) return printHelp(io, usage);
-
-    if (positionals.length === 0) throw new UsageError('missing <event-type>, e.g. payment.completed');
-    if (positionals.length > 1) throw new UsageError(`one event type at a time, got ${positionals.length}`);
-    const type = positionals[0]!;
-    if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
+    const type = eventTypeOf(positionals);
     const url = parseUrl(required(values.url, 'url'));
     const format = webhookFormat(values.format);
     const legacy = format === 'legacy';
@@ -94,7 +90,6 @@ export const trigger: Command = {
     if (!/^[A-Za-z0-9-]+$/.test(brand)) throw new UsageError(`--brand must be letters, digits or -, got '${brand}'`);
     const timestamp = values.timestamp === undefined ? undefined : integer(values.timestamp, 'timestamp', 0, 10 ** 12);
     const extra = parseData(values.data);
-
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
       io.stderr.write(`note: '${type}' is not a documented event type; sending it anyway\n`);
     }
@@ -103,7 +98,6 @@ export const trigger: Command = {
     // the sandbox sends it: a handler that re-serialises the body fails here as in production.
     const payload = legacy ? event : phpJson(event);
     const { body, headers } = await signWebhook({ payload, secret, brand, environment: env, timestamp, format });
-
     let response: Response;
     try {
       response = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(30_000) });
@@ -121,6 +115,15 @@ export const trigger: Command = {
     return EXIT_FAILURE;
   },
 };
+
+/** The one event type named on the command line, e.g. `payment.completed`. */
+function eventTypeOf(positionals: string[]): string {
+  if (positionals.length === 0) throw new UsageError('missing <event-type>, e.g. payment.completed');
+  if (positionals.length > 1) throw new UsageError(`one event type at a time, got ${positionals.length}`);
+  const type = positionals[0]!;
+  if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) throw new UsageError(`'${type}' is not an event type (like payment.completed)`);
+  return type;
+}
 
 /**
  * Where the default webhook secret for `environment` comes from, first set first: env

@@ -135,17 +135,9 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const now = options.now ?? Date.now;
 
   const sources = Object.fromEntries(CONFIG_NAMES.map((name) => [name, sourceOf(options, name)])) as Record<ConfigName, string | undefined>;
-  // The service's clock, from the Date of the first answer that has one (the signed call's,
-  // refused or not), with the local time it came at: the clock check reads it.
-  let served: { date: number; at: number } | undefined;
   const given = options.fetch;
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    const answer = await (given ?? globalThis.fetch)(input, init);
-    const date = Date.parse(answer.headers.get('date') ?? '');
-    // A Date is whole seconds: the service's clock was somewhere in the second after it.
-    if (!served && !Number.isNaN(date)) served = { date: date + 500, at: now() };
-    return answer;
-  };
+  const clock = serviceClock(given, now);
+  const { fetch } = clock;
 
   let client: PaymentsClient;
   try {
@@ -184,6 +176,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     generation === 'earlier' ? { name, status: 'skip', detail: `the earlier generation has no ${route} route` } : undefined;
 
   // The signed call is the first answer: its Date (a 401 has one too), else the generation probe's.
+  const { served } = clock;
   const skew = served && Math.round((served.at - served.date) / 1000);
   const signed = signedCallChecks(client.environment, siteInfo.error, skew, sources);
   checks.push(...signed);
@@ -193,6 +186,24 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   add(await webhookCheck(options, client.environment, generation === 'earlier'));
   add(lacks('contract', 'openapi.json') ?? (refused ? { name: 'contract', status: 'skip', detail: refused } : await contractCheck(client)));
   return done(checks, typeof generation === 'string' ? generation : undefined);
+}
+
+/**
+ * The service's clock, from the Date of the first answer that has one (the signed call's,
+ * refused or not), with the local time it came at: the clock check reads `served`. `fetch`
+ * is `given` (else the global fetch) noting it.
+ */
+function serviceClock(given: typeof globalThis.fetch | undefined, now: () => number) {
+  const clock: { fetch: typeof globalThis.fetch; served?: { date: number; at: number } } = {
+    fetch: async (input, init) => {
+      const answer = await (given ?? globalThis.fetch)(input, init);
+      const date = Date.parse(answer.headers.get('date') ?? '');
+      // A Date is whole seconds: the service's clock was somewhere in the second after it.
+      if (!clock.served && !Number.isNaN(date)) clock.served = { date: date + 500, at: now() };
+      return answer;
+    },
+  };
+  return clock;
 }
 
 /** Which generation the service is, and the methods it offers. */
@@ -438,16 +449,7 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
   const timeout = options.webhookTimeout ?? 10_000;
   const event = testEvent(environment, (options.now ?? Date.now)());
   try {
-    // The earlier generation's endpoint gets the IPN form it will see (signed with the API
-    // secret: pass that as webhookSecret there), for the same test transaction.
-    const { body, headers } = earlier
-      ? await signWebhook({
-          format: 'legacy',
-          payload: legacyTestIpn(event, options.webhookUrl),
-          secret: options.webhookSecret,
-          environment,
-        })
-      : await signWebhook({ payload: event, secret: options.webhookSecret, environment });
+    const { body, headers } = await signTestDelivery(event, options.webhookUrl, options.webhookSecret, environment, earlier);
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const answer = await fetchImpl(options.webhookUrl, {
       method: 'POST',
@@ -469,6 +471,23 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
         : 'Check the URL is public and reachable from the service.',
     };
   }
+}
+
+/**
+ * The signed test delivery of `event` to `url`. The earlier generation's endpoint gets the IPN
+ * form it will see (signed with the API secret: pass that as webhookSecret there), for the
+ * same test transaction.
+ */
+async function signTestDelivery(
+  event: ReturnType<typeof testEvent>,
+  url: string,
+  secret: string,
+  environment: 'sandbox' | 'production',
+  earlier: boolean,
+) {
+  return earlier
+    ? signWebhook({ format: 'legacy', payload: legacyTestIpn(event, url), secret, environment })
+    : signWebhook({ payload: event, secret, environment });
 }
 
 /**

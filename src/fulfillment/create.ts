@@ -47,13 +47,21 @@ const open = (result: SettleResult | 'queued') => result === 'busy' || result ==
  * the client is for the other environment, `inbox: true` with a store that has no inbox, or
  * `maxBodyBytes` is not a whole number more than 0.
  */
+// The secret is checked by the rule of every secret (`checkSecrets`) here rather than at the
+// first delivery, where it could only be a 500 to the service.
+// The inbox is on by default where the store is durable (a memory inbox dies with its process).
+// With it, a delivery is recorded, then answered: the service waits for nothing else (a retry of
+// a recorded delivery is recorded once); it is processed right after, here or by drain() / work().
+// handleWebhook takes a Fetch Request, `{ payload, headers }`, or a Node request. A Node request
+// answered before its end (401, 413) is marked read (one read() of what it holds): Node then
+// stops reading the connection once its buffer is full, keeps it for the answer, and closes it
+// once idle, as after a loop over it that stopped early. Left unread, its body would be read and
+// dropped to its end after the answer, however long.
 export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions<Db>): Fulfillment {
   // The store's Db only types what the handlers see; inside, a claim's db is passed through.
   const options = kitOptions as unknown as FulfillmentOptions;
   const { environment, secret, client } = options;
   const store = options.store ?? memoryStore();
-  // The secret, by the rule of every secret (`checkSecrets`), refused here rather than at the
-  // first delivery, where it could only be a 500 to the service.
   try {
     checkSecrets(secret);
   } catch (error) {
@@ -68,7 +76,6 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
     );
   }
   const { inbox } = store;
-  // The inbox is on by default where the store is durable: a memory inbox dies with its process.
   const queued = (options.inbox ?? store.durable !== false) && inbox;
   if (options.inbox && !inbox) throw new ConfigurationError('createFulfillment({ inbox: true }): this store has no inbox');
   const lease = options.lease ?? 300_000; // 5 minutes
@@ -79,14 +86,11 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
   // The worker's own steps stay inside: the kit's object carries only its documented methods.
   const { processOne: _processOne, soon, ...worker } = inboxWorker(options, store, lease, fromEvent);
   const later = (work: Promise<unknown>) => options.waitUntil?.(work);
-
   const answer = (delivery: Parameters<typeof bodyOf>[0]) =>
     trace('handleWebhook', environment, (info) =>
       answerDelivery(delivery, max, { secret, environment }, info, client, async (event, noted) => {
         if (!queued) return fromEvent(event, info, noted);
         named(event, info);
-        // Recorded, then answered: the service waits for nothing else (a retry of a recorded
-        // delivery is recorded once). Processed right after, here or by drain() / work().
         const id = deliveryId(event);
         await queued.add(id, JSON.stringify(event));
         noted();
@@ -94,19 +98,13 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
         return 'queued';
       }),
     );
-  // handleVerified and reconcile: one traced settlement each.
   const settleTraced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) =>
     trace(operation, environment, (info) => settle(tx, ref, { source: operation === 'reconcile' ? operation : 'verified' }, info));
-
   return {
     ...worker,
-    // A Fetch Request, `{ payload, headers }`, or a Node request.
     handleWebhook: (async (delivery: Request & { readableEnded?: boolean; read?(): unknown }) => {
       const work = answer(delivery);
-      // A Node request answered before its end (401, 413) is marked read (one read() of what
-      // it holds): Node then stops reading the connection once its buffer is full, keeps it
-      // for the answer, and closes it once idle, as after a loop over it that stopped early.
-      // Left unread, its body would be read and dropped to its end after the answer, however long.
+      // A Node request answered before its end is marked read (see above).
       if (typeof delivery.clone !== 'function') return work.finally(() => delivery.readableEnded || delivery.read?.());
       later(work);
       const { status, body } = await work;
@@ -211,6 +209,11 @@ async function answerDelivery(
   }
 }
 
+// Each payment in the window not settled yet is verified and settled, but one this app never
+// made: an attempt reference `newAttempt` never counted (listed as unknown). Any other reference
+// is taken as an order id (the pattern before attempts), and none as unknown here (the list may
+// not show references). A payment without a readable creation time (NaN, never less or more) is
+// checked: better a verify than a miss.
 async function reconcile(
   options: ReconcileOptions,
   client: FulfillmentClient,
@@ -224,9 +227,6 @@ async function reconcile(
   // The lists are bounded (the counts are not): a run over a long history keeps little.
   const note = <T>(list: T[], item: T) => list.length < 1_000 && list.push(item);
   const check = async (trxId: string, merchantRef: string | undefined) => {
-    // A payment this app never made: an attempt reference `newAttempt` never counted. Any other
-    // reference is taken as an order id (the pattern before attempts), and none as unknown
-    // here (the list may not show references): those are verified and settled.
     const attempt = merchantRef && ATTEMPT.exec(merchantRef);
     if (attempt && Number((await store.outcome(`attempts:${attempt[1]}`)) ?? 0) < Number(attempt[2])) return note(report.unknown, trxId);
     report.checked++;
@@ -249,8 +249,6 @@ async function reconcile(
       const created = Date.parse(payment.created_at!);
       const trxId = payment.trx_id;
       if (past(created)) break;
-      // A payment without a readable creation time (NaN, never less or more) is checked:
-      // better a verify than a miss.
       if (typeof trxId === 'string' && !(created < from || created > until) && (await store.outcome(`payment:${trxId}`)) === undefined)
         await check(trxId, text(payment.merchant_ref));
       onProgress?.(report);

@@ -9,6 +9,12 @@ import type { FulfillmentStore, InboxNext, InboxState, InboxStore } from './stor
 type FromEvent = (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void) => Promise<SettleResult>;
 
 /** `processOne` (the due record `id`, else the oldest due one) and the inbox methods of the kit. */
+// A record busy elsewhere is no failure (its holder renews its claim): it is looked at again a
+// third of a lease on. A failure is due again after the backoff, or dead at maxAttempts. drain()
+// counts each processed record: `done`, `dead`, or `pending` again (retried). `soon` processes
+// a record right after the answer, at most 4 at a time in this process (each may hold a database
+// connection for its handler's whole run): the answers keep a connection free. The rest wait
+// there (at most 1,000; they are recorded, so drain() and work() find them anyway).
 export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore, lease: number, fromEvent: FromEvent) {
   const inbox = (): InboxStore => {
     if (!store.inbox) throw new ConfigurationError('fulfillment: this store has no inbox');
@@ -24,10 +30,8 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
         fromEvent(JSON.parse(taken.event) as WebhookEvent, info, () => {}),
       );
       if (result === 'pending') throw new Error('the service says neither success nor failed yet');
-      // Busy elsewhere is no failure: its holder renews its claim; looked at again a third of a lease on.
       next = result === 'busy' ? { state: 'pending', attempts, delayMs: lease / 3 } : { state: 'done', attempts };
     } catch (error) {
-      // A failure: due again after the backoff, or dead at maxAttempts.
       const { maxAttempts = 8, retryDelay = backoff } = options;
       const failures = attempts + 1;
       const message = messageOf(error);
@@ -42,7 +46,6 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
   const drain: Fulfillment['drain'] = async ({ signal, limit = 1_000 } = {}) => {
     const report: DrainReport = { processed: 0, done: 0, retried: 0, dead: 0 };
     for (let state; report.processed < limit && !signal?.aborted && (state = await processOne()); report.processed++) {
-      // A processed record is `done`, `dead`, or `pending` again (retried).
       report[state === 'pending' ? 'retried' : (state as 'done' | 'dead')]++;
     }
     return report;
@@ -60,9 +63,6 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
     return true;
   };
   const list: Fulfillment['inbox'] = ({ state, limit = 100 }) => inbox().list(state, limit);
-  // Right after the answer, at most 4 at a time in this process (each may hold a database
-  // connection for its handler's whole run): the answers keep a connection free. The rest wait
-  // here (at most 1,000; they are recorded, so drain() and work() find them anyway).
   let running = 0;
   const waiting: string[] = [];
   const soon = async (id: string): Promise<void> => {

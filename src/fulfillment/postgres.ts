@@ -212,6 +212,9 @@ const rollback = (session: Session) =>
  * const store = postgresStore(pool);
  * ```
  */
+// claim: one attempt per key at a time in this process (for every store on this client): claims
+// that come meanwhile share its answer (busy if it won), then are busy while it is held.
+// attempt: one statement, so concurrent attempts each get the next number.
 export function postgresStore(client: PostgresQueryable, options: PostgresStoreOptions = {}): FulfillmentStore<PostgresClaimDb> {
   const { table = DEFAULT_TABLE, createTable = true } = options;
   if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$/.test(table)) {
@@ -236,10 +239,7 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
     await prepare();
     return (await read(text, values)).rows;
   };
-
   return {
-    // One attempt per key at a time in this process (for every store on this client): claims
-    // that come meanwhile share its answer (busy if it won), then are busy while it is held.
     claim(key, leaseMs) {
       const lock = `business-payments:${table}:${key}`;
       const pending = held.get(lock);
@@ -264,7 +264,6 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
       await rows(`DELETE FROM ${table}_open o USING ${table} d WHERE o.key = d.key`);
       return (await rows(`SELECT key FROM ${table}_open ORDER BY seq LIMIT $1`, [limit])).map((row) => (row as { key: string }).key);
     },
-    // One statement: concurrent attempts each get the next number.
     async attempt(order) {
       const [row] = await rows(
         `INSERT INTO ${table} AS t (key, outcome) VALUES ($1, '1') ON CONFLICT (key) DO UPDATE SET outcome = (t.outcome::int + 1)::text RETURNING outcome`,

@@ -169,6 +169,8 @@ const record = (reply: unknown[], i: number): InboxRecord => ({
  * const store = redisStore(redis);
  * ```
  */
+// `run` evals a script on the prefixed keys: ioredis as eval(script, numKeys, ...keys, ...args),
+// node-redis as eval(script, { keys, arguments }).
 export function redisStore(client: NodeRedisClientLike | IORedisClientLike, options: RedisStoreOptions = {}): FulfillmentStore<undefined> {
   const { prefix = 'business-payments:fulfillment:', keepDoneMs } = options;
   if (keepDoneMs !== undefined && !(keepDoneMs >= 1)) throw new RangeError('redisStore: keepDoneMs must be at least 1 (ms)');
@@ -176,7 +178,6 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
   if (!ioredis && typeof (client as Partial<NodeRedisClientLike>).sendCommand !== 'function') {
     throw new TypeError('redisStore: expected a node-redis (4+) or an ioredis client');
   }
-  // ioredis: eval(script, numKeys, ...keys, ...args); node-redis: eval(script, { keys, arguments }).
   const run: Run = (script, names, args) => {
     const keys = names.map((name) => prefix + name);
     return ioredis

@@ -30,10 +30,13 @@ type Once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, v
 export const ATTEMPT = /^(.+)~a(\d+)$/;
 
 /** The kit's settlement, `[settle, fromEvent]`: a verified transaction, or a verified webhook event. */
+// `run` claims `key` and runs `body` in it, renewing the claim (and any `body` holds) every third
+// of the lease while it runs, so a slow handler is never run twice; `body` gives the outcome to
+// record, or undefined (also when it throws) to release the claim. `settle` refuses a
+// transaction without trx_id (every such call would share one key, `payment:undefined`), and
+// gives the handlers the reference the service sent over the caller's (a return page's URL is
+// anyone's to write).
 export function settler(options: FulfillmentOptions, store: FulfillmentStore, lease: number) {
-  // Claims `key` and runs `body` in it, renewing the claim (and any `body` holds) every third
-  // of the lease while it runs, so a slow handler is never run twice; `body` gives the outcome
-  // to record, or undefined (also when it throws) to release the claim.
   const run = async (key: string, body: Body): Promise<SettleResult> => {
     const result = await store.claim(key, lease);
     if (!('claimed' in result)) return 'busy' in result ? 'busy' : 'done';
@@ -59,11 +62,8 @@ export function settler(options: FulfillmentOptions, store: FulfillmentStore, le
     context: Context,
     info: FulfillmentTrace,
   ): Promise<SettleResult> => {
-    // No trx_id, no claim (every such call would share one key, `payment:undefined`).
     const trxId = tx?.trx_id;
     if (!trxId || typeof trxId !== 'string') throw new PaymentsError('fulfillment: a transaction without trx_id cannot be settled');
-    // What the handlers get: a reference the service sent wins over the caller's (a return
-    // page's URL is anyone's to write).
     const ref = (tx as FulfilledTransaction).merchant_ref ?? merchantRef;
     const value = ref == null ? tx : { ...tx, merchant_ref: ref, order_ref: ATTEMPT.exec(ref)?.[1] ?? ref };
     const { status } = tx;

@@ -1,6 +1,8 @@
 // The payout-intent kit against the sandbox over a real socket, on both generations: the
 // sandbox's payout behaviour (settle later, lost answers) and its 24 h key window on an
 // injected clock, with the kit on the same clock.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { memoryStore } from '../../src/fulfillment/store.js';
 import { createPayouts } from '../../src/payouts.js';
@@ -108,6 +110,35 @@ describe('against the sandbox over a real socket', () => {
     const held = await payouts.send({ key: 'h-2', amount: 5 });
     expect(held).toMatchObject({ state: 'in_progress', payout: { status: 'ON_HOLD' } });
     expect(held.note).toMatch(/ON_HOLD/);
+  });
+
+  test('a stalled server (no answer, or an answer whose body stops half-way): unknown after the per-attempt timeout, never failed (a new key could pay twice)', async () => {
+    const { clock, made } = await setup();
+    const server = createServer((req, res) => {
+      req.resume();
+      // /stall-body/: a 200 whose body never ends; anything else: no answer at all.
+      if (req.url?.startsWith('/stall-body/')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"status":"success","data":{');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const [key, base] of [
+        ['s-1', origin],
+        ['s-2', `${origin}/stall-body`],
+      ] as const) {
+        const client = open!.clientWith({ maxRetries: 0, timeout: 200, baseUrl: base });
+        const payouts = createPayouts({ client, store: memoryStore(), now: () => Date.now() + clock.ms });
+        const intent = await payouts.send({ key, amount: 7 });
+        expect(intent).toMatchObject({ state: 'unknown', error: expect.stringMatching(/timed out/) });
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(made()).toBe(0);
   });
 
   test('the earlier generation has no payout routes: failed (nothing paid), with the reason', async () => {

@@ -66,29 +66,40 @@ export async function authenticate(ctx: Ctx, input: AuthInput): Promise<{ mercha
   }
 
   if (ctx.requireSignatures) {
-    const timestamp = headers.get('x-timestamp');
-    if (!timestamp) return unauthorized('Missing X-Timestamp header (unix time in seconds).');
-    if (!/^\d{1,12}$/.test(timestamp)) return unauthorized('Invalid timestamp: X-Timestamp must be unix time in whole seconds.');
-    const skew = Math.floor(ctx.now() / 1000) - Number(timestamp);
-    if (Math.abs(skew) > ctx.toleranceSeconds) {
-      return unauthorized(
-        `Stale timestamp: X-Timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server clock (tolerance ${ctx.toleranceSeconds} s); sign each request with the current time.`,
-      );
-    }
-
-    const signature = headers.get('x-signature');
-    if (!signature) return unauthorized('Missing X-Signature header.');
-    const match = /^sha256=([0-9a-fA-F]+)$/.exec(signature);
-    if (!match) return unauthorized('Bad signature: X-Signature must have the form sha256=<hex HMAC-SHA256>.');
-    const expected = await hmacHex(credentials.apiSecret, `${timestamp}.${input.method}.${input.rawTarget}.`, input.rawBody);
-    if (!safeEqual(match[1]!.toLowerCase(), expected)) {
-      return unauthorized(
-        'Bad signature: X-Signature does not match HMAC-SHA256(API secret of the selected environment, "<timestamp>.<METHOD>.<path_with_query>.<raw_body>").',
-      );
-    }
+    const refused = await checkSignature(ctx, input, credentials.apiSecret);
+    if (refused) return refused;
   }
 
   return { merchant, environment };
+}
+
+/**
+ * The timestamp window and the request signature. Resolves to a 401 response naming the
+ * failed check, or to undefined when both hold.
+ */
+async function checkSignature(ctx: Ctx, input: AuthInput, apiSecret: string): Promise<Response | undefined> {
+  const { headers } = input;
+  const timestamp = headers.get('x-timestamp');
+  if (!timestamp) return unauthorized('Missing X-Timestamp header (unix time in seconds).');
+  if (!/^\d{1,12}$/.test(timestamp)) return unauthorized('Invalid timestamp: X-Timestamp must be unix time in whole seconds.');
+  const skew = Math.floor(ctx.now() / 1000) - Number(timestamp);
+  if (Math.abs(skew) > ctx.toleranceSeconds) {
+    return unauthorized(
+      `Stale timestamp: X-Timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server clock (tolerance ${ctx.toleranceSeconds} s); sign each request with the current time.`,
+    );
+  }
+
+  const signature = headers.get('x-signature');
+  if (!signature) return unauthorized('Missing X-Signature header.');
+  const match = /^sha256=([0-9a-fA-F]+)$/.exec(signature);
+  if (!match) return unauthorized('Bad signature: X-Signature must have the form sha256=<hex HMAC-SHA256>.');
+  const expected = await hmacHex(apiSecret, `${timestamp}.${input.method}.${input.rawTarget}.`, input.rawBody);
+  if (!safeEqual(match[1]!.toLowerCase(), expected)) {
+    return unauthorized(
+      'Bad signature: X-Signature does not match HMAC-SHA256(API secret of the selected environment, "<timestamp>.<METHOD>.<path_with_query>.<raw_body>").',
+    );
+  }
+  return undefined;
 }
 
 /** Merchant availability: rejected/disabled merchants are blocked; production needs approval. */
