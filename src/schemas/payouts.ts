@@ -17,9 +17,6 @@ import {
 } from '../internal/fields.js';
 import { readPayout } from './payout-outcome.js';
 
-/** Upstream outcomes that must never be retried as a new payout. */
-export const UNSETTLED_PAYOUT_OUTCOMES = ['INPROGRESS', 'AMBIGUOUS'] as const;
-
 /** A payout id: a UUID. */
 export const PayoutId: Schema<string> = uuid;
 
