@@ -5,7 +5,7 @@ import { CLIENT_ROUTES } from './resources/routes.js';
 import type { APIPromise } from './core/api-promise.js';
 import { APIError, InternalServerError, RouteNotSupportedError } from './core/error.js';
 import { resolveOptions, type ClientOptions, type Environment, type RequestOptions, type ResolvedOptions } from './internal/options.js';
-import { pace, PACE, type Paced } from './internal/pace.js';
+import { pace, PACE } from './internal/pace.js';
 import { Transport } from './internal/transport.js';
 import { Balance } from './resources/balance.js';
 import { Billing } from './resources/billing/index.js';
@@ -69,8 +69,9 @@ export class PaymentsClient {
     this.siteInfo = new SiteInfoResource(this.#routes);
     this.payouts = new Payouts(this.#routes);
     this.billing = new Billing(this.#routes);
-    // What the SDK sends on its own waits on the pacer (the fulfilment kit finds it by the symbol).
-    (this as unknown as Paced)[PACE] = this.#transport.pace;
+    // What the SDK sends on its own waits on the pacer (the fulfilment kit finds it by the
+    // symbol): read from the transport, so withOptions sets one place when it shares the pacer.
+    Object.defineProperty(this, PACE, { get: () => this.#transport.pace });
     // The kit logs why it refused a delivery through it: a warn line of this client's logger.
     (this as unknown as Record<symbol, unknown>)[Symbol.for('business-payments.log')] = (line: string) => this.#transport.log('warn', line);
   }
@@ -103,7 +104,7 @@ export class PaymentsClient {
     for (const [name, value] of Object.entries(options)) if (value !== undefined) changed[name] = value;
     const client = new PaymentsClient({ ...this.#options, dangerouslyAllowBrowser: this.#allowBrowser, ...changed });
     // One count of what the clients send (the server limits per merchant), unless given a budget of its own.
-    if (!changed.pollingBudget) (client as unknown as Paced)[PACE] = client.#transport.pace = this.#transport.pace;
+    if (!changed.pollingBudget) client.#transport.pace = this.#transport.pace;
     return client;
   }
 

@@ -37,13 +37,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { root } from './support/cli.js';
+import { BUILD_RESULT, root } from './support/cli.js';
 
 /** Where builds are kept, by the hash of their inputs and whether they have types (the newest few). */
 const CACHE = join(root, 'node_modules', '.cache', 'business-payments-test-build');
 const KEEP = 4;
-/** What packageCopyReady reads, written whole once the build ended: `{ code, output }`. */
-const BUILD_RESULT = '.build-result.json';
 /** Bump to drop every kept build (a change to how builds are made that the hash does not see). */
 const CACHE_VERSION = '1';
 

@@ -1,6 +1,6 @@
 // The one place where whatever a call ran into (ky's errors, a fetch rejection, an HTTP
 // status) becomes an SDK error, stamped with what reconciliation needs.
-import { isHTTPError, isKyError, isTimeoutError } from './ky.js';
+import { isHTTPError, isKyError } from './ky.js';
 import {
   APIConnectionError,
   APIError,
@@ -104,8 +104,9 @@ function toPaymentsError(cause: unknown, call: CallInfo, reading: boolean): Paym
   // trackers print causes, so keep only the underlying failure.
   const reason: unknown = isKyError(cause) ? cause.cause : cause;
   const where = reading ? ' while reading the response body' : '';
-  // ky's timeout of an attempt, or the SDK's own of the body read that followed it.
-  if (isTimeoutError(cause) || (cause as Error | undefined)?.name === 'TimeoutError') {
+  // ky's timeout of an attempt, or the SDK's own of the body read that followed it (both are
+  // named TimeoutError; the caller's AbortSignal.timeout was told apart above).
+  if ((cause as Error | undefined)?.name === 'TimeoutError') {
     // `timeout` is per attempt: say so, with the attempts and the time they took together.
     return new APITimeoutError(
       `${operation} timed out${where}: an attempt ran past the per-attempt timeout of ${call.timeout} ms (${took}). ` +

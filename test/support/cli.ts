@@ -33,7 +33,8 @@ export function expectUsageError(run: CliRun, reason: RegExp): void {
   if (run.stdout !== '') throw new Error(`stdout should be empty, got ${JSON.stringify(run.stdout)}`);
 }
 
-const BUILD_RESULT = '.build-result.json';
+/** Where test/global-setup.ts writes the build's result in the copy, whole: `{ code, output }`. */
+export const BUILD_RESULT = '.build-result.json';
 
 /** Waits until the copy in `dir` (from test/global-setup.ts) is built; throws with tsup's output if the build failed. */
 export async function packageCopyReady(dir: string, timeoutMs = 180_000): Promise<void> {
