@@ -4,6 +4,7 @@
 import { CLIENT_ROUTES } from './resources/routes.js';
 import type { APIPromise } from './core/api-promise.js';
 import { APIError, InternalServerError, RouteNotSupportedError } from './core/error.js';
+import type { PhoneCountry } from './core/phone.js';
 import { resolveOptions, type ClientOptions, type Environment, type RequestOptions, type ResolvedOptions } from './internal/options.js';
 import { pace, PACE } from './internal/pace.js';
 import { Transport } from './internal/transport.js';
@@ -84,6 +85,11 @@ export class PaymentsClient {
   /** The service address routes are appended to. */
   get baseUrl(): string {
     return this.#options.baseUrl;
+  }
+
+  /** The country phone numbers in local form are read in (`phoneCountry`; the payout kit reads it too). */
+  get phoneCountry(): PhoneCountry {
+    return this.#options.phoneCountry;
   }
 
   /**

@@ -3,6 +3,7 @@
 // the review path. createFulfillment (create.ts) wires it to the webhook, the return page,
 // reconcile and the inbox.
 import { PaymentsError } from '../core/base-error.js';
+import { sameAmount } from '../core/money.js';
 import { paidAmount } from '../core/paid-amount.js';
 import type { VerifiedTransaction } from '../schemas/payments.js';
 import type { WebhookEvent } from '../webhooks/events.js';
@@ -196,9 +197,10 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
 /** `value` when it is a string. */
 export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-// The paid gross against the order's price, as decimals (pg's numeric is a string), and the currency.
+// The paid gross against the order's price at the currency's minor-unit digits (pg's numeric
+// '3.30' is a paid 3.3), and the currency.
 const priced = (tx: FulfilledTransaction, expected: ExpectedPrice) =>
-  paidAmount(tx) === Number(expected.amount) && same(tx.currency, expected.currency);
+  same(tx.currency, expected.currency) && sameAmount(paidAmount(tx), expected.amount, String(tx.currency).toUpperCase());
 
 // The trace's event type and id.
 export const named = (event: WebhookEvent, info: FulfillmentTrace) => {

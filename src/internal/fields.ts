@@ -2,6 +2,8 @@
 // only the checks used are bundled (the classic API carries every method on every schema).
 import * as z from 'zod/mini';
 import { isRecord } from './envelope.js';
+import { decimalValue, exactAmount } from '../core/money.js';
+import { checkPhone, type PhoneCountry } from '../core/phone.js';
 
 /** A runtime schema of `T` (zod/mini): `.parse(value)` returns a `T` or throws. */
 export type Schema<T> = z.ZodMiniType<T, unknown>;
@@ -67,15 +69,83 @@ export const oneOf = <const T extends readonly string[]>(values: T, message: str
 /** 3-letter upper-case ISO 4217 code. */
 export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD'));
 
-/** A mobile number in international digits form, e.g. 255712345678 (a leading + is tolerated). */
-export const mobileNumber = z
-  .string()
-  .check(z.regex(/^\+?[1-9]\d{7,14}$/, 'must be a mobile number in international digits form, e.g. 255712345678'));
+// The country of local phone numbers (`0712 345 678`) while a call's params are parsed: the
+// client's `phoneCountry`, set by the pipeline around its (synchronous) parse; TZ otherwise,
+// the spec's "Tanzanian mobile number".
+let phoneCountry: PhoneCountry = 'TZ';
 
-/** A Tanzanian mobile number (recurring billing's USSD push), e.g. 255712345678. */
-export const tanzanianMobileNumber = z
-  .string()
-  .check(z.regex(/^\+?255[67]\d{8}$/, 'must be a Tanzanian mobile number in international form, e.g. 255712345678'));
+/** @internal `parse()` with `country` as the country of local phone numbers (the parse is synchronous). */
+export function inPhoneCountry<T>(country: PhoneCountry, parse: () => T): T {
+  const before = phoneCountry;
+  phoneCountry = country;
+  try {
+    return parse();
+  } finally {
+    phoneCountry = before;
+  }
+}
+
+// A params object: what the object-level rules below may read and rewrite (they run even when
+// a field has a type error, so every failing field is listed at once).
+const whenObject = { when: (payload: { value: unknown }) => isRecord(payload.value) };
+
+/**
+ * A mobile number as people write it (`0712 345 678`, `+255 712-345-678`, `00255712345678`):
+ * a mobile number of `country` (default: the client's `phoneCountry`), rewritten to its
+ * international digits by {@link normalizedPhones}.
+ */
+export const phoneParam = (country?: PhoneCountry) =>
+  hinted(
+    z.custom<string>((value) => 'phone' in checkPhone(value, country ?? phoneCountry), {
+      abort: false,
+      error: (issue) =>
+        issue.input === undefined ? 'is required' : (checkPhone(issue.input, country ?? phoneCountry) as { message: string }).message,
+    }),
+    { type: 'string' },
+  );
+
+/** The object rule that sends each phone field of `fields` as its international digits (`255712345678`). */
+export const normalizedPhones = (fields: Record<string, PhoneCountry | undefined>) =>
+  z.check<Record<string, unknown>>((payload) => {
+    for (const field in fields) {
+      const checked = checkPhone(payload.value[field], fields[field] ?? phoneCountry);
+      if ('phone' in checked) payload.value[field] = checked.phone;
+    }
+  }, whenObject);
+
+/**
+ * An amount param: a number or a decimal string (`'19.99'`, pg's `numeric`) that passes `test`
+ * (else `message`), sent as the exact amount of its currency by {@link exactAmounts}.
+ */
+export const amountParam = (test: (amount: number) => boolean, message: string, json: Record<string, unknown>) =>
+  hinted(
+    z.custom<number | string>((value) => decimalValue(value) !== undefined && test(decimalValue(value)!), {
+      abort: false,
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required'
+          : decimalValue(issue.input) === undefined
+            ? 'must be a number or a decimal string such as "19.99"'
+            : message,
+    }),
+    { type: 'number', ...json },
+  );
+
+/**
+ * The object rule that sends `field` as an exact amount of the currency in `currencyField` (2
+ * digits without one: a payout): float noise removed (`1.1 + 2.2` → 3.3), a decimal string
+ * read as its number, and more digits than the currency has refused with the two nearest
+ * amounts.
+ */
+export const exactAmounts = (field: string, currencyField?: string) =>
+  z.check<Record<string, unknown>>((payload) => {
+    const value = payload.value[field];
+    // A value that is no amount at all is the field's own rule's to report.
+    if (decimalValue(value) === undefined) return;
+    const exact = exactAmount(value, currencyField && payload.value[currencyField]);
+    if ('amount' in exact) payload.value[field] = exact.amount;
+    else payload.issues.push({ code: 'custom', path: [field], message: exact.error, input: value });
+  }, whenObject);
 
 /** A string with at most `max` characters, and at least one when `min` is 1. */
 export const text = (max: number, min = 0) =>
@@ -102,8 +172,8 @@ export function openEnum<const T extends readonly string[]>(values: T): z.ZodMin
   return hinted(z.string(), { enum: [...values] });
 }
 
-/** A positive, finite amount in currency units. */
-export const positiveAmount = z.number().check(z.gt(0, 'must be greater than 0'));
+/** A positive amount in currency units: a number or a decimal string (a payout's: 2 digits, see {@link exactAmounts}). */
+export const positiveAmount = amountParam((amount) => amount > 0, 'must be greater than 0', { exclusiveMinimum: 0 });
 
 /** Page size (1–100, the service's limit) and offset of list routes. */
 export const pageParams = {

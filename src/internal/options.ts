@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/error.js';
+import { PHONE_COUNTRIES, type PhoneCountry } from '../core/phone.js';
 import { isCount } from '../core/values.js';
 import { credential } from './credential.js';
 import { isBrowser, readEnv } from './env.js';
@@ -108,6 +109,14 @@ export interface ClientOptions {
    * function should not sleep for minutes); 0 retries only on a hint of 0 or none.
    */
   maxRetryAfter?: number | undefined;
+  /**
+   * The country of phone numbers written in local form (`0712 345 678`): every
+   * `customer_phone` and payout `destination` is read in it and sent as international digits
+   * (`255712345678`). `TZ` (default, the spec's Tanzanian numbers), `KE`, `UG`, `RW` or `BD`.
+   * A number of another country is refused before sending, with what to pass instead. See
+   * `normalizePhone`.
+   */
+  phoneCountry?: PhoneCountry | undefined;
 }
 
 /** Per-call options, the last argument of every method. */
@@ -163,6 +172,7 @@ export interface ResolvedOptions {
   maxResponseBytes: number;
   maxRetryAfter: number;
   pollingBudget: number;
+  phoneCountry: PhoneCountry;
 }
 
 /** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
@@ -238,6 +248,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? MAX_RESPONSE_BYTES, 1),
     maxRetryAfter: checkCount('maxRetryAfter', options.maxRetryAfter ?? 60_000, 0, MAX_TIMEOUT_MS),
     pollingBudget: checkCount('pollingBudget', options.pollingBudget ?? 120, 1),
+    phoneCountry: checkPhoneCountry(options.phoneCountry ?? 'TZ'),
   };
 }
 
@@ -287,6 +298,13 @@ function resolveBaseUrl(value: string | undefined, environment: Environment): st
             : '';
   if (fault) throw new ConfigurationError(`baseUrl ${fault}.`);
   return url.href.replace(/\/+$/, '');
+}
+
+function checkPhoneCountry(country: PhoneCountry): PhoneCountry {
+  if (!PHONE_COUNTRIES.includes(country)) {
+    throw new ConfigurationError(`phoneCountry must be one of ${PHONE_COUNTRIES.join(', ')} (got ${JSON.stringify(String(country))}).`);
+  }
+  return country;
 }
 
 function checkCount(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {

@@ -169,7 +169,7 @@ export class Transport {
     const { spec, options } = call;
     let response: Response;
     try {
-      const { path, params } = validateInputs(spec.operation, spec, this.#options.environment, options);
+      const { path, params } = validateInputs(spec.operation, spec, this.#options.environment, options, this.#options.phoneCountry);
       call.fetchOptions = checkFetchOptions(options.fetchOptions, 'options.fetchOptions');
       call.pathWithQuery = pathWithQuery(this.#baseUrl, spec, path, params);
       const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;

@@ -2,6 +2,8 @@ import type * as z from 'zod/mini';
 import { InvalidParamsError } from '../core/error.js';
 import { isCount } from '../core/values.js';
 import { MAX_TIMEOUT_MS, RESERVED_HEADERS, SDK_HEADER, type Environment, type RequestOptions } from './options.js';
+import type { PhoneCountry } from '../core/phone.js';
+import { inPhoneCountry } from './fields.js';
 import { issuesToErrors, PARSE } from './parse.js';
 
 /** One value and the schema it must satisfy. */
@@ -24,11 +26,13 @@ export function validateInputs(
   },
   environment: Environment,
   options: RequestOptions = {},
+  phoneCountry: PhoneCountry = 'TZ',
 ): { path: Record<string, string>; params: unknown } {
   const errors: Record<string, string[]> = {};
   const add: AddError = (field, message) => (errors[field] ??= []).push(message);
   const path = checkPathParams(inputs.pathParams, add);
-  const params = inputs.params && checkParams(inputs.params, inputs.value, add);
+  // Phone numbers in local form are read in the client's country (`0712…` → `255712…`).
+  const params = inputs.params && inPhoneCountry(phoneCountry, () => checkParams(inputs.params!, inputs.value, add));
   if (environment === 'production' && params) checkHttps(params as Record<string, unknown>, inputs.httpsInProduction, add);
   checkRequestOptions(options, add);
   if (Object.keys(errors).length > 0) throw new InvalidParamsError(operation, errors);

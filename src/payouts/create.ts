@@ -4,6 +4,8 @@
 // in serverless handlers and cron jobs, so it imports neither ky nor the client: the
 // merchant's PaymentsClient is passed in.
 import { ConfigurationError, PaymentsError } from '../core/base-error.js';
+import { exactAmount } from '../core/money.js';
+import { checkPhone, type PhoneCountry } from '../core/phone.js';
 import type { Payout } from '../schemas/payouts.js';
 import type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './store.js';
 
@@ -21,6 +23,8 @@ export interface PayoutsClient {
     /** `client.payouts.list`: read (newest first) to find an intent past the key window. */
     list(params?: { limit?: number | undefined }, options?: { signal?: AbortSignal | undefined }): AsyncIterable<Payout>;
   };
+  /** The client's `phoneCountry`: the country a destination in local form is read in (default TZ). */
+  readonly phoneCountry?: PhoneCountry | undefined;
 }
 
 /** A state change of an intent, as `onChange` gets it (and `resolve()` reports it). */
@@ -72,9 +76,16 @@ export interface PayoutsOptions {
 export interface PayoutSendParams {
   /** Your key for this payout: 1–64 printable ASCII characters, no spaces. It is the Idempotency-Key too. */
   key: string;
-  /** Amount to pay out, in currency units (greater than 0). */
-  amount: number;
-  /** The settlement number, when you pass one (it must equal the approved one). */
+  /**
+   * Amount to pay out, in currency units (greater than 0): a number or a decimal string, at most
+   * 2 decimal places (float noise removed). Refused before anything is recorded otherwise.
+   */
+  amount: number | string;
+  /**
+   * The settlement number, when you pass one (it must equal the approved one), as written
+   * (`0712 345 678`): recorded and sent as international digits, read in the client's
+   * `phoneCountry`. A number that is no mobile number is refused before anything is recorded.
+   */
   destination?: string | undefined;
 }
 
@@ -197,6 +208,7 @@ interface Kit {
   resendWindow: number;
   settleAfter: number;
   tolerance: number;
+  phoneCountry: PhoneCountry;
 }
 
 /** The options checked, with their defaults. */
@@ -212,7 +224,7 @@ function kitOf(options: PayoutsOptions): Kit {
   if (resendWindow > keyRetention) throw new ConfigurationError('createPayouts: resendWindow must be at most keyRetention');
   const settleAfter = positive(options.settleAfter, 'settleAfter', 0) ?? 60_000;
   const tolerance = positive(options.matchTolerance, 'matchTolerance', 0) ?? 600_000;
-  return { client, intents, now, onChange, keyRetention, resendWindow, settleAfter, tolerance };
+  return { client, intents, now, onChange, keyRetention, resendWindow, settleAfter, tolerance, phoneCountry: client.phoneCountry ?? 'TZ' };
 }
 
 // What resolve() sends on its own waits for a slot in the client's polling budget (the client
@@ -389,20 +401,25 @@ async function readIntents(k: Kit, states: readonly PayoutIntentState[], limit: 
   return out;
 }
 
-function checked({ key, amount, destination }: PayoutSendParams): void {
-  const refuse = (what: string) => {
-    throw new PayoutIntentError('invalid_params', `payouts.send: ${what}`);
+// The params as the intent records them, checked before anything is recorded: the amount exact
+// at 2 digits, the destination as its international digits. A typo never burns a key.
+function checked({ key, amount, destination }: PayoutSendParams, country: PhoneCountry): { amount: number; destination?: string } {
+  const refuse = (what: string): never => {
+    throw new PayoutIntentError('invalid_params', `payouts.send: ${what}. Nothing was recorded or sent.`);
   };
   if (typeof key !== 'string' || !KEY.test(key))
     refuse('key must be 1–64 printable ASCII characters without spaces (it is the Idempotency-Key)');
-  if (typeof amount !== 'number' || !(amount > 0 && amount < Infinity)) refuse('amount must be a number greater than 0');
-  if (destination !== undefined && (typeof destination !== 'string' || !destination))
-    refuse('destination must be a mobile number string when given');
+  const exact = exactAmount(amount);
+  if (!('amount' in exact) || !(exact.amount > 0)) refuse(`amount ${'error' in exact ? exact.error : 'must be greater than 0'}`);
+  if (destination === undefined) return { amount: (exact as { amount: number }).amount };
+  const phone = checkPhone(destination, country);
+  if (!('phone' in phone)) return refuse(`destination ${phone.message}`);
+  return { amount: (exact as { amount: number }).amount, destination: phone.phone };
 }
 
 async function send(k: Kit, params: PayoutSendParams, signal?: AbortSignal): Promise<PayoutIntent> {
-  checked(params ?? ({} as PayoutSendParams));
-  const { key, amount, destination } = params;
+  const { amount, destination } = checked(params ?? ({} as PayoutSendParams), k.phoneCountry);
+  const { key } = params;
   const at = k.now();
   const fresh: PayoutIntent = {
     key,

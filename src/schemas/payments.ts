@@ -6,8 +6,11 @@ import {
   custom,
   email,
   httpUrl,
-  mobileNumber,
+  amountParam,
+  exactAmounts,
+  normalizedPhones,
   oneOf,
+  phoneParam,
   optional,
   pageParams,
   provisional,
@@ -33,13 +36,13 @@ const PAYMENT_MODES = ['hosted', 'push'] as const;
 const isKeyword = (keyword: unknown): boolean => typeof keyword === 'string' && keyword.trim() !== '';
 
 const paymentFields = {
-  payment_amount: z.number().check(z.minimum(1, 'must be at least 1.00')),
+  payment_amount: amountParam((amount) => amount >= 1, 'must be at least 1.00', { minimum: 1 }),
   currency_code: currencyCode,
   ref_trx: text(60, 1),
   description: optional(z.string()),
   customer_name: optional(text(100)),
   customer_email: optional(email),
-  customer_phone: optional(mobileNumber),
+  customer_phone: optional(phoneParam()),
   payment_mode: optional(oneOf(PAYMENT_MODES, 'must be hosted or push')),
   allow_payment_methods: optional(
     custom<string | string[]>(
@@ -53,19 +56,25 @@ const paymentFields = {
 // zod skips refinements once another field has a type error; this rule must still run so
 // InvalidParamsError lists every failing field at once. It only reads two keys, so any
 // object (even one with other fields wrong) is safe to look at.
+const whenParams = { when: (payload: { value: unknown }) => isRecord(payload.value) };
 const pushNeedsPhone = z.refine<{ payment_mode?: string | undefined; customer_phone?: string | undefined }>(
   (params) => params.payment_mode !== 'push' || params.customer_phone !== undefined,
-  {
-    path: ['customer_phone'],
-    message: 'is required when payment_mode is push',
-    when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
-  },
+  { path: ['customer_phone'], message: 'is required when payment_mode is push', ...whenParams },
 );
+
+// Both creation routes send the amount exact at the currency's digits and the phone as its
+// international digits.
+const exactPayment = [exactAmounts('payment_amount', 'currency_code'), normalizedPhones({ customer_phone: undefined })] as const;
 
 /** Fields both creation routes take. */
 interface PaymentFields {
-  /** Amount in currency units, at least 1.00. */
-  payment_amount: number;
+  /**
+   * Amount in currency units, at least 1.00: a number or a decimal string (`'19.99'`, pg's
+   * `numeric`). Sent exact at the currency's minor-unit digits: float noise removed
+   * (`1.1 + 2.2` is sent as 3.3); more digits than the currency has (`10.005` USD, `12.5`
+   * UGX) is an `InvalidParamsError` naming the two nearest amounts.
+   */
+  payment_amount: number | string;
   /** 3-letter upper-case currency code, e.g. `USD`. */
   currency_code: string;
   /** Your order reference (1–60 characters); comes back as `merchant_ref`. */
@@ -76,7 +85,11 @@ interface PaymentFields {
   customer_name?: string | undefined;
   /** Customer e-mail, at most 100 characters. */
   customer_email?: string | undefined;
-  /** Mobile number in international digits, e.g. `255712345678`; required for `push`. */
+  /**
+   * The customer's mobile number as they type it (`0712 345 678`, `+255 712 345 678`), sent as
+   * its international digits (`255712345678`); local forms are read in the client's
+   * `phoneCountry` (default TZ). Required for `push`.
+   */
   customer_phone?: string | undefined;
   /** `hosted` (default) or `push` (a USSD prompt on `customer_phone`). */
   payment_mode?: PaymentMode | undefined;
@@ -111,13 +124,18 @@ type _PaymentCreateParams = Assert<TiesInput<typeof createParamsSchema, PaymentC
  */
 export const PaymentCreateParams: Schema<PaymentCreateParams> = createParamsSchema.check(
   pushNeedsPhone,
+  ...exactPayment,
   z.refine((params) => !(params.ipn_url && params.webhook_url && params.ipn_url !== params.webhook_url), {
     path: ['webhook_url'],
     message: 'is a synonym of ipn_url: give one, or the same URL in both',
   }),
 );
 
-/** Params of the legacy `payments.initiate`: the redirects and ipn_url are required there. */
+/**
+ * Params of the legacy `payments.initiate`: the redirects and ipn_url are required there, and it
+ * opens a checkout page only (`payment_mode: 'push'` is refused before sending: the earlier
+ * generation, where this is the only create, cannot ring a phone).
+ */
 export interface PaymentInitiateParams extends PaymentFields {
   /** Where the checkout sends the customer after paying (http(s) URL). */
   success_redirect: string;
@@ -127,10 +145,21 @@ export interface PaymentInitiateParams extends PaymentFields {
   ipn_url: string;
 }
 
+// The earlier generation ignores payment_mode and customer_phone on its only create: a push
+// sent there would silently be a checkout link, and the phone would never ring.
+const HOSTED_ONLY =
+  "is hosted only on payments.initiate: the earlier generation cannot ring a phone (it would silently open a checkout link). Send the customer the payment_url, or use payments.create({ payment_mode: 'push', customer_phone }) on the current generation";
 const initiateParamsSchema = z.strictObject({ ...paymentFields, success_redirect: httpUrl, cancel_redirect: httpUrl, ipn_url: httpUrl });
 type _PaymentInitiateParams = Assert<TiesInput<typeof initiateParamsSchema, PaymentInitiateParams>>;
-/** Params of the legacy `payments.initiate`: the redirects and ipn_url are required there. */
-export const PaymentInitiateParams: Schema<PaymentInitiateParams> = initiateParamsSchema.check(pushNeedsPhone);
+/**
+ * Params of the legacy `payments.initiate`: the redirects and ipn_url are required there; hosted
+ * checkout only (the route's own rules take push: the SDK refuses it, so the contract check
+ * still sees the route as the service describes it).
+ */
+export const PaymentInitiateParams: Schema<PaymentInitiateParams> = initiateParamsSchema.check(
+  z.refine((params) => params.payment_mode !== 'push', { path: ['payment_mode'], message: HOSTED_ONLY, ...whenParams }),
+  ...exactPayment,
+);
 
 /**
  * A created payment (the `data` of the creation response). `trx_id`, `status`, `amount` and
@@ -329,14 +358,14 @@ export const PaymentRecord: Schema<PaymentRecord> = provisional((body) => readPa
 
 /** Params of `payments.push`. */
 export interface PaymentPushParams {
-  /** Mobile number to ring; optional when the payment has one from its creation. */
+  /** Mobile number to ring, as the customer types it (sent as international digits); optional when the payment has one from its creation. */
   customer_phone?: string | undefined;
 }
 
 /** Params of `payments.push`. */
-export const PaymentPushParams: Schema<PaymentPushParams> = z.strictObject({
-  customer_phone: optional(mobileNumber),
-}) satisfies Schema<PaymentPushParams>;
+export const PaymentPushParams: Schema<PaymentPushParams> = z
+  .strictObject({ customer_phone: optional(phoneParam()) })
+  .check(normalizedPhones({ customer_phone: undefined })) satisfies Schema<PaymentPushParams>;
 
 /**
  * Result of `payments.push`. **Provisional**: the spec shows no body, so this is the

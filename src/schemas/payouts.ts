@@ -3,7 +3,9 @@ import * as z from 'zod/mini';
 import { unwrap } from '../internal/envelope.js';
 import {
   uuid,
-  mobileNumber,
+  exactAmounts,
+  normalizedPhones,
+  phoneParam,
   optional,
   pageParams,
   positiveAmount,
@@ -22,11 +24,11 @@ export const PayoutId: Schema<string> = uuid;
 
 /** Params of `payouts.preview`. */
 export interface PayoutPreviewParams {
-  /** Amount to pay out, in currency units (greater than 0). */
-  amount: number;
+  /** Amount to pay out, in currency units (greater than 0; a number or a decimal string, at most 2 decimal places). */
+  amount: number | string;
 }
 /** Params of `payouts.preview`. */
-export const PayoutPreviewParams: Schema<PayoutPreviewParams> = z.strictObject({ amount: positiveAmount });
+export const PayoutPreviewParams: Schema<PayoutPreviewParams> = z.strictObject({ amount: positiveAmount }).check(exactAmounts('amount'));
 
 /** Fee preview of a payout: `fee` and `payable_amount` are what you act on (decimal strings read as numbers). */
 export interface PayoutPreview {
@@ -47,15 +49,21 @@ export const PayoutPreview: Schema<PayoutPreview> = shown({ fee: z.number(), pay
 
 /** Params of `payouts.create`. */
 export interface PayoutCreateParams {
-  /** Amount to pay out, in currency units (greater than 0). */
-  amount: number;
-  /** Must equal the approved settlement number when given (international digits). */
+  /**
+   * Amount to pay out, in currency units (greater than 0): a number or a decimal string, at most
+   * 2 decimal places (a payout names no currency); float noise is removed, more digits refused.
+   */
+  amount: number | string;
+  /** Must equal the approved settlement number when given: as written (`0712 345 678`), sent as international digits. */
   destination?: string | undefined;
 }
-const createSchema = z.strictObject({ amount: positiveAmount, destination: optional(mobileNumber) });
+const createSchema = z.strictObject({ amount: positiveAmount, destination: optional(phoneParam()) });
 type _PayoutCreateParams = Assert<TiesInput<typeof createSchema, PayoutCreateParams>>;
 /** Params of `payouts.create`. `destination`, when given, must equal the approved settlement number. */
-export const PayoutCreateParams: Schema<PayoutCreateParams> = createSchema;
+export const PayoutCreateParams: Schema<PayoutCreateParams> = createSchema.check(
+  exactAmounts('amount'),
+  normalizedPhones({ destination: undefined }),
+);
 
 /** Params of `payouts.list`. */
 export interface PayoutListParams {

@@ -110,7 +110,7 @@ describe('send', () => {
     [{ key: 'with space', amount: 1 }, /key/],
     [{ key: 'k', amount: 0 }, /amount/],
     [{ key: 'k', amount: Number.NaN }, /amount/],
-    [{ key: 'k', amount: '5' }, /amount/],
+    [{ key: 'k', amount: '5 TZS' }, /amount/],
     [{ key: 'k', amount: 5, destination: 255 }, /destination/],
   ])('bad params %j: a PayoutIntentError, nothing recorded or sent', async (params, words) => {
     const { payouts, client } = kit();

@@ -255,7 +255,9 @@ describe('payments.create params (checked before anything is sent)', () => {
     ['payment_amount 0.99', { ...base, payment_amount: 0.99 }, 'payment_amount'],
     ['payment_amount 0', { ...base, payment_amount: 0 }, 'payment_amount'],
     ['payment_amount negative', { ...base, payment_amount: -5 }, 'payment_amount'],
-    ['payment_amount as a string', { ...base, payment_amount: '25' }, 'payment_amount'],
+    ['payment_amount as a string that is no decimal', { ...base, payment_amount: '25 USD' }, 'payment_amount'],
+    ['payment_amount with 3 decimal places in USD', { ...base, payment_amount: 10.005 }, 'payment_amount'],
+    ['payment_amount with decimals in UGX', { ...base, currency_code: 'UGX', payment_amount: 12.5 }, 'payment_amount'],
     ['payment_amount NaN', { ...base, payment_amount: Number.NaN }, 'payment_amount'],
     ['payment_amount Infinity', { ...base, payment_amount: Number.POSITIVE_INFINITY }, 'payment_amount'],
     ['payment_amount missing', { currency_code: 'USD', ref_trx: 'order-1001' }, 'payment_amount'],
@@ -282,7 +284,8 @@ describe('payments.create params (checked before anything is sent)', () => {
       'webhook_url',
     ],
     ['payment_mode push without customer_phone', { ...base, payment_mode: 'push' }, 'customer_phone'],
-    ['customer_phone not a mobile number', { ...base, customer_phone: '0712 345 678' }, 'customer_phone'],
+    ['customer_phone a landline', { ...base, customer_phone: '022 211 0678' }, 'customer_phone'],
+    ['customer_phone of another country', { ...base, customer_phone: '+254 722 000 678' }, 'customer_phone'],
     ['payment_mode other than hosted|push', { ...base, payment_mode: 'card' }, 'payment_mode'],
     ['allow_payment_methods as a number', { ...base, allow_payment_methods: 5 }, 'allow_payment_methods'],
     ['allow_payment_methods as an empty array', { ...base, allow_payment_methods: [] }, 'allow_payment_methods'],
@@ -346,7 +349,7 @@ describe('payments.create params (checked before anything is sent)', () => {
   test('lists the push phone rule even when another field has a type error', async () => {
     const { client } = setup();
     const error = await invalidParams(
-      client.payments.create({ payment_amount: '25', currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push' } as never),
+      client.payments.create({ payment_amount: true, currency_code: 'USD', ref_trx: 'order-1001', payment_mode: 'push' } as never),
     );
     expect(Object.keys(error.errors).sort()).toEqual(['customer_phone', 'payment_amount']);
     expect(api.seen).toHaveLength(0);
@@ -469,7 +472,7 @@ describe('payments.initiate (deprecated legacy route)', () => {
         cancel_redirect: 'https://shop.example.com/cancel',
         ipn_url: 'https://shop.example.com/ipn',
         customer_email: 'x'.repeat(101),
-        payment_mode: 'push',
+        customer_phone: '022 211 0678',
         allow_payment_methods: 7 as never,
       }),
     );
@@ -484,6 +487,18 @@ describe('payments.initiate (deprecated legacy route)', () => {
         'success_redirect',
       ].sort(),
     );
+    expect(api.seen).toHaveLength(0);
+  });
+
+  test('push is refused before sending: the earlier generation would silently open a checkout link', async () => {
+    api.on('post', '/api/v1/initiate-payment', { body: sessionBody });
+    const { client } = setup();
+    const error = await invalidParams(
+      client.payments.initiate({ ...legacy, payment_mode: 'push' as never, customer_phone: '0712 345 678' }),
+    );
+    expect(Object.keys(error.errors)).toEqual(['payment_mode']);
+    expect(error.errors.payment_mode![0]).toContain('cannot ring a phone');
+    expect(error.errors.payment_mode![0]).toContain("payments.create({ payment_mode: 'push'");
     expect(api.seen).toHaveLength(0);
   });
 

@@ -65,7 +65,8 @@ describe('payouts.preview', () => {
   test.each([
     ['0', { amount: 0 }, 'amount'],
     ['negative', { amount: -10 }, 'amount'],
-    ['a string', { amount: '100' }, 'amount'],
+    ['a string that is no decimal', { amount: '100 USD' }, 'amount'],
+    ['with 3 decimal places', { amount: 10.005 }, 'amount'],
     ['NaN', { amount: Number.NaN }, 'amount'],
     ['missing', {}, 'amount'],
   ])('refuses amount %s before sending', async (_name, params, field) => {
@@ -187,6 +188,14 @@ describe('payouts.create', () => {
     });
   });
 
+  test('a decimal string and float noise are sent as the exact amount, a local destination as international digits', async () => {
+    api.on('post', '/api/v1/payouts', { body: payout });
+    const { client } = setup();
+    await client.payouts.create({ amount: '100.50', destination: '0712 345 678' });
+    await client.payouts.create({ amount: 0.1 + 0.2 });
+    expect(api.seen.map((call) => call.json)).toStrictEqual([{ amount: 100.5, destination: '255712345678' }, { amount: 0.3 }]);
+  });
+
   test('amount 0.01 is accepted (> 0)', async () => {
     api.on('post', '/api/v1/payouts', { body: payout });
     const { client } = setup();
@@ -197,7 +206,8 @@ describe('payouts.create', () => {
   test.each([
     ['amount 0', { amount: 0 }, ['amount']],
     ['amount negative', { amount: -1 }, ['amount']],
-    ['amount a string', { amount: '100' }, ['amount']],
+    ['amount a string that is no decimal', { amount: '1,000' }, ['amount']],
+    ['amount with 3 decimal places', { amount: 1000.123 }, ['amount']],
     ['amount Infinity', { amount: Number.POSITIVE_INFINITY }, ['amount']],
     ['amount missing', { destination: '255712345678' }, ['amount']],
     ['destination not a mobile number', { amount: 100, destination: 'my phone' }, ['destination']],

@@ -585,7 +585,7 @@ describe('billing.plans.create (provisional): the body sent as written, the plan
   });
 
   test('only the JSON types of the suggested fields are checked before sending', async () => {
-    const error = await client.billing.plans.create({ name: 7, amount: '10000', interval: 1 } as never).catch((e: unknown) => e);
+    const error = await client.billing.plans.create({ name: 7, amount: '10,000', interval: 1 } as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect(Object.keys((error as InvalidParamsError).errors).sort()).toEqual(['amount', 'interval', 'name']);
     expect(server.seen).toHaveLength(0);

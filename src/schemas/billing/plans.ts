@@ -1,7 +1,7 @@
 // The params and results of the plan routes: types and schemas.
 import * as z from 'zod/mini';
 import { unwrap } from '../../internal/envelope.js';
-import { optional, provisional, readRecord, type Schema } from '../../internal/fields.js';
+import { amountParam, exactAmounts, optional, provisional, readRecord, type Schema } from '../../internal/fields.js';
 
 /** How often a plan bills: the sandbox's values, as suggestions (a server may take `monthly`). */
 export type PlanInterval = 'day' | 'week' | 'month' | 'year';
@@ -15,8 +15,11 @@ export type PlanInterval = 'day' | 'week' | 'month' | 'year';
 export interface PlanCreateParams {
   /** Plan name shown to customers (the sandbox: 1–100 characters). */
   name: string;
-  /** Amount per period in currency units (the sandbox: at least 1.00). */
-  amount: number;
+  /**
+   * Amount per period in currency units (the sandbox: at least 1.00): a number or a decimal
+   * string, sent exact at the currency's minor-unit digits (`currency`, else 2).
+   */
+  amount: number | string;
   /** 3-letter upper-case currency code (the sandbox's default: `TZS`). */
   currency?: string | undefined;
   /** Billing period (the sandbox: `day`, `week`, `month` or `year`; default `month`). */
@@ -33,15 +36,15 @@ export interface PlanCreateParams {
 
 const createSchema = z.looseObject({
   name: z.string(),
-  amount: z.number(),
+  amount: amountParam(() => true, '', {}),
   currency: optional(z.string()),
   interval: optional(z.string()),
   interval_count: optional(z.number()),
   plan_code: optional(z.string()),
   description: optional(z.string()),
 });
-/** Params of `billing.plans.create`: JSON types only (the spec shows no rules). */
-export const PlanCreateParams: Schema<PlanCreateParams> = createSchema;
+/** Params of `billing.plans.create`: JSON types and the amount's digits only (the spec shows no rules). */
+export const PlanCreateParams: Schema<PlanCreateParams> = createSchema.check(exactAmounts('amount', 'currency'));
 
 /**
  * A recurring billing plan. **Provisional**: the spec names only `plan_code`; this is the

@@ -4,7 +4,8 @@ import { unwrap } from '../../internal/envelope.js';
 import {
   httpUrl,
   optional,
-  tanzanianMobileNumber,
+  normalizedPhones,
+  phoneParam,
   text,
   provisional,
   readRecord,
@@ -18,7 +19,7 @@ import {
 export interface SubscriptionCreateParams {
   /** The plan to subscribe to (from `plans.create`). */
   plan_code: string;
-  /** Tanzanian mobile number that approves each charge, e.g. `255712345678`. */
+  /** Tanzanian mobile number that approves each charge, as written (`0712 345 678`), sent as `255712345678`. */
   customer_phone: string;
   /** The exact recurring billing terms shown to the customer (recorded as consent). */
   terms_shown: string;
@@ -28,14 +29,15 @@ export interface SubscriptionCreateParams {
 
 const createSchema = z.strictObject({
   plan_code: text(64, 1),
-  customer_phone: tanzanianMobileNumber,
+  // The spec: "Tanzanian mobile number for the USSD push", whatever the client's phoneCountry.
+  customer_phone: phoneParam('TZ'),
   // Checked, never rewritten: the consent record must hold the terms exactly as shown.
   terms_shown: z.string().check(z.refine((terms) => terms.trim().length > 0, 'must be the exact terms shown to the customer')),
   webhook_url: optional(httpUrl),
 });
 type _SubscriptionCreateParams = Assert<TiesInput<typeof createSchema, SubscriptionCreateParams>>;
 /** Params of `billing.subscriptions.create`. */
-export const SubscriptionCreateParams: Schema<SubscriptionCreateParams> = createSchema;
+export const SubscriptionCreateParams: Schema<SubscriptionCreateParams> = createSchema.check(normalizedPhones({ customer_phone: 'TZ' }));
 
 /** Subscription state: `pending` until the first invoice is paid, then `active`; `past_due` after a failed charge; `suspended`. */
 export type SubscriptionStatus = 'pending' | 'active' | 'past_due' | 'suspended';

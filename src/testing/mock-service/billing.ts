@@ -165,7 +165,7 @@ export function createSubscription(ctx: Ctx, req: ApiRequest): Response {
   const phone = body.customer_phone;
   if (!present(phone)) errors.add('customer_phone', 'The customer phone field is required.');
   else if (typeof phone !== 'string' || !TZ_MOBILE.test(phone)) {
-    errors.add('customer_phone', 'The customer phone must be a Tanzanian mobile number in international form, e.g. 255712345678.');
+    errors.add('customer_phone', 'The customer phone must be a Tanzanian mobile number in international form, e.g. 255621234567.');
   }
 
   const terms = body.terms_shown;

@@ -132,7 +132,7 @@ export function createPayout(ctx: Ctx, req: ApiRequest): Response {
   const destination = req.body.destination;
   const hasDestination = present(destination);
   if (hasDestination && (typeof destination !== 'string' || !MOBILE.test(destination))) {
-    errors.add('destination', 'The destination must be a mobile number in international digits form, e.g. 255712345678.');
+    errors.add('destination', 'The destination must be a mobile number in international digits form, e.g. 255621234567.');
   }
   if (errors.has()) return validationFailed(errors.map);
 

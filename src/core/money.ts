@@ -1,0 +1,63 @@
+// Amounts as the service charges them: a decimal with at most the currency's minor-unit digits.
+// Pure and dependency-free: the client's params, the payout kit and the fulfilment kit's price
+// check read amounts through it, so `1.1 + 2.2`, `'3.30'` (pg numeric) and `3.3` are one amount.
+
+// ISO 4217 exponents other than 2 (a currency not named here has 2, as the spec's USD and TZS
+// do): the zero-digit and three-digit currencies of ISO 4217's list (the ISO 4217 maintenance
+// agency's table, list one).
+const ZERO = 'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF';
+const THREE = 'BHD IQD JOD KWD LYD OMR TND';
+
+/** @internal The minor-unit digits of `currency` (ISO 4217 exponent): 0 for UGX and RWF, 3 for BHD, else 2. */
+export function minorDigits(currency: unknown): number {
+  const code = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : '';
+  return code && ZERO.includes(code) ? 0 : code && THREE.includes(code) ? 3 : 2;
+}
+
+/** @internal `value` as a number when it is a finite number or a plain decimal string (`'19.99'`, `' 7000 '`), else `undefined`. */
+export function decimalValue(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  return typeof value === 'string' && /^\s*\d+(?:\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
+}
+
+// Digits after the point of a number's shortest decimal form (`1e-7` counts as 7).
+const decimals = (value: number): number => {
+  const [, fraction = '', exponent = '0'] = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value)) ?? [];
+  return Math.max(0, fraction.length - Number(exponent));
+};
+
+/**
+ * @internal `value` (a number or a decimal string) as the amount to send in `currency` (its
+ * minor-unit digits; a payout, which names none, has 2), or why it cannot be sent. Float noise goes: a number whose 12-significant-digit form
+ * fits the digits, and differs from it by a speck of the minor unit, is that amount
+ * (`1.1 + 2.2` → 3.3, `0.07 * 100000` → 7000). More digits than the currency has (`10.005` USD,
+ * `12.5` UGX) are refused with the two nearest amounts that can be sent.
+ */
+export function exactAmount(value: unknown, currency?: unknown): { amount: number } | { error: string } {
+  const digits = minorDigits(currency);
+  const number = decimalValue(value);
+  if (number === undefined) return { error: 'must be a number or a decimal string such as "19.99"' };
+  // A string's digits are its own: '3.30' has two (trailing zeros say nothing), and more than
+  // 15 significant digits cannot travel exactly as a JSON number.
+  if (typeof value === 'string' && value.replace(/\D|^[\s0.]+|\.?0*\s*$/g, '').length > 15)
+    return { error: 'has more significant digits than a JSON number carries exactly (15 at most)' };
+  if (decimals(number) <= digits) return { amount: number };
+  const clean = Number(number.toPrecision(12));
+  if (decimals(clean) <= digits && Math.abs(clean - number) * 10 ** digits < 1e-3) return { amount: clean };
+  const unit = 10 ** digits;
+  const below = Math.floor(number * unit + 1e-9) / unit;
+  const [low, high] = [below, (Math.round(below * unit) + 1) / unit].map((n) => n.toFixed(digits));
+  const what = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : 'this amount';
+  return { error: `has more decimal places than ${what} takes (${digits}): ${String(value).trim()} is not sent; send ${low} or ${high}` };
+}
+
+/**
+ * @internal Whether two amounts are the same at `currency`'s minor-unit digits: `'3.30'` (pg
+ * numeric) and `3.3`, or `3.3000000000000003` and `3.3`. An amount that the currency cannot
+ * carry (`10.005` USD) equals nothing: a price no payment can match exactly.
+ */
+export function sameAmount(a: unknown, b: unknown, currency: unknown): boolean {
+  const digits = minorDigits(currency);
+  const [x, y] = [exactAmount(a, currency), exactAmount(b, currency)];
+  return 'amount' in x && 'amount' in y && Math.round(x.amount * 10 ** digits) === Math.round(y.amount * 10 ** digits);
+}
