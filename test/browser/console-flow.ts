@@ -76,9 +76,10 @@ export async function consoleWalkthrough({ browser, sandboxUrl, createPayment, o
     await page.getByRole('button', { name: /^Pay / }).waitFor();
     await page.getByRole('button', { name: /^Decline/ }).waitFor();
     await onStep('checkout', page);
-    // Pay redirects to the merchant's success URL; the console is where we look next.
+    // Pay redirects to the merchant's success URL; the console is where we look next. (Off the
+    // checkout page of either generation: /checkout/{trx}, or the earlier one's /payment/checkout.)
     await Promise.all([
-      page.waitForURL((url) => !url.pathname.startsWith('/checkout/')),
+      page.waitForURL((url) => !/^\/(payment\/)?checkout(\/|$)/.test(url.pathname)),
       page.getByRole('button', { name: /^Pay / }).click(),
     ]);
 

@@ -33,6 +33,13 @@ import { verifyWebhook } from '../../src/webhooks.js';
 import { onePool } from '../support/pglite-pool.js';
 import { openSandbox, readPage, runSteps, samples, standIn, typecheck, until, WEBHOOK_URL, type Page } from './docs-pages.js';
 
+/**
+ * The trx_id of the sandbox payment whose link is `url`, from the sandbox's own records: the
+ * earlier generation's link (the real product's /payment/checkout?…&token=…) does not carry it.
+ */
+const paymentOfLink = (mock: { state: { payments: Map<string, Record<string, unknown>> } }, url: unknown): string =>
+  String([...mock.state.payments.values()].find((payment) => payment.payment_url === url)?.trx_id);
+
 const page = readPage('docs/fulfillment.md');
 const PAGE = page.path;
 const stores = readPage('docs/fulfillment-stores.md');
@@ -164,7 +171,7 @@ async function openShop(generation: 'current' | 'earlier') {
     /** A new attempt at paying the order, through the page's checkout. */
     async checkout(orderId: string): Promise<Made> {
       const url = await startPayment(orderId);
-      const trxId = new URL(String(url)).pathname.split('/')[2]!;
+      const trxId = paymentOfLink(mock, url);
       const ref = String(mock.state.payments.get(trxId)?.merchant_ref);
       const [attempt] = await rows('SELECT order_id, trx_id FROM payment_attempts WHERE ref_trx = $1', [ref]);
       // Kept before the customer leaves, with the trx_id where the create answered one.
@@ -453,9 +460,10 @@ async function openStoresApp(generation: 'current' | 'earlier') {
         ipn_url: WEBHOOK_URL,
       };
       const options = { idempotencyKey: attempt.idempotencyKey };
-      // The earlier generation has no payments.create: initiate answers the payment's link.
+      // The earlier generation has no payments.create: initiate answers the payment's link only,
+      // which hides the trx_id; the sandbox's records know it (the merchant learns it from the IPN).
       const trxId = sandbox.earlier
-        ? new URL(String((await client.payments.initiate(params, options)).payment_url)).pathname.split('/')[2]!
+        ? paymentOfLink(sandbox.mock, (await client.payments.initiate(params, options)).payment_url)
         : (await client.payments.create(params, options)).trx_id;
       expect(sandbox.mock.state.payments.get(trxId)?.merchant_ref).toBe(attempt.ref_trx);
       return trxId;

@@ -92,14 +92,17 @@ const params = (extra: Partial<PaymentInitiateParams> = {}): PaymentInitiatePara
   ...extra,
 });
 
-/** initiate, and the trx_id the service gave it (the answer has none: the sandbox's state does). */
+/** initiate, and the trx_id the service gave it (neither the answer nor its link has it: the sandbox's state does). */
 async function initiate(extra: Partial<PaymentInitiateParams> = {}): Promise<{ trxId: string; ref: string }> {
   const p = params(extra);
   const session = await client.payments.initiate(p);
-  expect(session.payment_url).toMatch(/^http/);
+  // The real product's link, which hides the trx_id as production does.
+  expect(session.payment_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/payment\/checkout\?expires=\d+&token=[^&]+&signature=[0-9a-f]{64}$/);
   expect(JSON.stringify(session)).not.toContain('trx_id');
   const row = [...mock.state.payments.values()].find((payment) => payment.merchant_ref === p.ref_trx);
-  return { trxId: String(row!.trx_id), ref: p.ref_trx };
+  const trxId = String(row!.trx_id);
+  expect(decodeURIComponent(session.payment_url).toUpperCase()).not.toContain(trxId.toUpperCase());
+  return { trxId, ref: p.ref_trx };
 }
 
 const verifyWith = (

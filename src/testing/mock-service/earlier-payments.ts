@@ -1,5 +1,5 @@
 // The earlier generation's payments: POST /api/v1/initiate-payment (no idempotency, no
-// duplicate check, no trx_id in the answer), GET /api/v1/verify-payment/{trxId} (three
+// duplicate check, no trx_id in the answer nor in its link), GET /api/v1/verify-payment/{trxId} (three
 // shapes; `amount` is the net) and settlement (the merchant's fee, no balance moved in the
 // sandbox, the IPN). Written from the facts sheet (spec/deployed-generation.md).
 import type { ApiRequest, Caller, Ctx } from './context.js';
@@ -8,7 +8,8 @@ import { emitIpn } from './earlier-ipn.js';
 import type { EarlierPaymentRow } from './earlier-row.js';
 import { validateInitiate } from './earlier-input.js';
 import { trxId as newTrxId } from './ids.js';
-import { checkoutLink, eligibleGateways, narrowGateways, sessionFacts, verifiedView } from './payments.js';
+import { earlierCheckoutLink } from './earlier-link.js';
+import { eligibleGateways, narrowGateways, sessionFacts, verifiedView } from './payments.js';
 import { json } from './responses.js';
 import type { MockMerchant } from './types.js';
 import { isOwn, round2, sharedList } from './util.js';
@@ -59,7 +60,8 @@ async function newRow(ctx: Ctx, caller: Caller, body: Record<string, unknown>): 
   const allow = allowList(body.allow_payment_methods);
   const { restricted, list } = eligibleGateways(merchant, ctx.state.gateways, body.currency_code as string);
   const expiresMs = now + EARLIER_TIMING.checkoutLifetimeMs;
-  const link = await checkoutLink(ctx, caller.base, trx, expiresMs);
+  // The real product's signed link: the trx_id inside it is encrypted (earlier-link.ts).
+  const link = await earlierCheckoutLink(ctx, caller.base, trx, expiresMs);
   const text = (field: string) => (typeof body[field] === 'string' ? body[field] : null);
   const sent = body.payment_amount as number | string;
   return {

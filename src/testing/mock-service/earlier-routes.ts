@@ -1,5 +1,6 @@
-// The route table of the earlier generation: the same site (console, checkout pages, logo,
-// CORS preflight) and only three merchant routes, each behind that generation's
+// The route table of the earlier generation: the same site (console, logo, CORS preflight),
+// its checkout pages at the real product's link (/payment/checkout?expires&token&signature:
+// no /checkout/{trx} there) and only three merchant routes, each behind that generation's
 // authentication and Laravel's input reading. Any other path is the framework's 404 (and a
 // known path with another method its 405), before authentication: laravel-errors.ts.
 import { earlierIndex, getEarlierSiteInfo, logo } from './account.js';
@@ -9,7 +10,7 @@ import { earlierAuthenticate } from './earlier-auth.js';
 import { laravelInput } from './earlier-input.js';
 import { earlierInitiate, earlierVerify } from './earlier-payments.js';
 import type { Exchange, Route } from './router.js';
-import { CHECKOUT, CONSOLE, row, wantsJson } from './routes.js';
+import { CONSOLE, EARLIER_CHECKOUT, row, wantsJson } from './routes.js';
 import { callerOf } from './steps.js';
 
 type ApiHandler = (ctx: Ctx, req: ApiRequest) => Response | Promise<Response>;
@@ -37,6 +38,6 @@ export const EARLIER_ROUTES: readonly Route[] = [
   ...CONSOLE,
   row('OPTIONS', '/api/*', preflight, [], { when: isPreflight }),
   row('GET', '/assets/logo.svg', logo),
-  ...CHECKOUT,
+  ...EARLIER_CHECKOUT,
   ...EARLIER_API_ROUTES,
 ];

@@ -50,7 +50,7 @@ export interface PaymentRow {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const BAD_PHONE = 'The customer phone must be a mobile number in international digits form, e.g. 255712345678.';
+const BAD_PHONE = 'The customer phone must be a mobile number in international digits form, e.g. 255621234567.';
 
 /** The request's allow_payment_methods as a list of keywords (errors go to `errors`). */
 function readAllowList(value: unknown, errors: FieldErrors): string[] {
@@ -175,7 +175,7 @@ export function narrowGateways(list: MockGateway[], keywords: string[]): MockGat
 }
 
 /** The signed, time-limited hosted checkout link of a payment. */
-export async function checkoutLink(ctx: Ctx, base: string, trx: string, expiresMs: number): Promise<string> {
+async function checkoutLink(ctx: Ctx, base: string, trx: string, expiresMs: number): Promise<string> {
   const expires = Math.floor(expiresMs / 1000);
   const signature = await hmacHex(ctx.checkoutKey, `${trx}.${expires}`);
   return `${base}/checkout/${encodeURIComponent(trx)}?expires=${expires}&signature=${signature}`;

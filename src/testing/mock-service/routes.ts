@@ -1,9 +1,16 @@
 // Everything the simulated service answers, one row each: the web console's pages and actions,
-// the CORS preflight, the logo, the hosted checkout pages and the /api/v1 routes (whose rows
+// the CORS preflight, the logo, the hosted checkout pages (each generation's) and the /api/v1 routes (whose rows
 // the OpenAPI document describes: openapi.ts reads API_ROUTES). Rows are tried in order
 // (router.ts); each names the request steps that apply before its handler.
 import { getBalance, getSiteInfo, logo, serviceIndex } from './account.js';
-import { showCheckout, submitCheckout, type CheckoutVerb } from './checkout.js';
+import {
+  showCheckout,
+  showEarlierCheckout,
+  submitCheckout,
+  submitEarlierCheckout,
+  type CheckoutVerb,
+  type EarlierCheckoutVerb,
+} from './checkout.js';
 import { createPlan, createSubscription, listInvoices } from './billing.js';
 import {
   consoleEvent,
@@ -110,7 +117,7 @@ const notAllowedHere = (allow: string) => (x: Exchange) =>
   errorResponse(405, 'Method Not Allowed', `${x.method} is not allowed here.`, { headers: { Allow: allow } });
 
 /** The hosted checkout page (GET) and its buttons (POST …/pay, …/decline, …/cancel). */
-export const CHECKOUT: readonly Route[] = [
+const CHECKOUT: readonly Route[] = [
   row('GET', '/checkout/{trx}/?', (x) => showCheckout(x.service.ctx, x.params.trx!, x.url), [], noCheckout),
   row(
     'POST',
@@ -121,6 +128,22 @@ export const CHECKOUT: readonly Route[] = [
   ),
   row('*', '/checkout/{trx}/?', notAllowedHere('GET'), [], noCheckout),
   row('*', CHECKOUT_VERB, notAllowedHere('POST'), [], noCheckout),
+];
+
+const EARLIER_PAGE = '/payment/checkout/?';
+const EARLIER_VERB = '/payment/checkout/{verb:pay|cancel}/?';
+
+/**
+ * The earlier generation's checkout, at the real product's signed link
+ * (`/payment/checkout?expires&token&signature`, earlier-link.ts): the page (GET, HEAD) and its two
+ * buttons (POST …/pay, …/cancel), each with the link's query.
+ */
+export const EARLIER_CHECKOUT: readonly Route[] = [
+  // Laravel answers HEAD on a GET route.
+  row(PAGE, EARLIER_PAGE, (x) => showEarlierCheckout(x.service.ctx, x.url)),
+  row('POST', EARLIER_VERB, (x) => submitEarlierCheckout(x.service.ctx, x.url, x.params.verb as EarlierCheckoutVerb, formOf(x))),
+  row('*', EARLIER_PAGE, notAllowedHere('GET, HEAD')),
+  row('*', EARLIER_VERB, notAllowedHere('POST')),
 ];
 
 /** The root's JSON index is for a client that does not ask for HTML. */

@@ -175,6 +175,7 @@ describe('earlier generation: hosted checkout over a real socket', () => {
         return ((await answer.json()) as { payment_url: string }).payment_url;
       };
       const link = await create('sock-1');
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/payment\/checkout\?expires=\d+&token=[^&]+&signature=[0-9a-f]{64}$/);
       const page = await (await fetch(link)).text();
       expect(page).toContain('name="gateway"');
       expect(page).not.toContain('/decline');
@@ -184,7 +185,11 @@ describe('earlier generation: hosted checkout over a real socket', () => {
       expect([done.status, done.headers.get('location')]).toEqual([303, 'https://shop.example.com/thanks?order=1']);
       expect(hook.got).toHaveLength(1); // sent before the redirect
       expect(hook.got[0]!.headers['x-signature']).toBe(hmac(apiSecret, hook.got[0]!.body));
-      expect(JSON.parse(hook.got[0]!.body)).toMatchObject({ status: 'completed', data: { ref_trx: 'sock-1', ipn_url: hook.url } });
+      const ipn = JSON.parse(hook.got[0]!.body) as { data: { trx_id: string } };
+      expect(ipn).toMatchObject({ status: 'completed', data: { ref_trx: 'sock-1', ipn_url: hook.url } });
+      // The IPN is where the merchant learns the trx_id: the link did not carry it.
+      expect(mock.state.payments.get(ipn.data.trx_id)).toMatchObject({ merchant_ref: 'sock-1', status: 'success' });
+      expect(decodeURIComponent(link).toUpperCase()).not.toContain(ipn.data.trx_id.toUpperCase());
       const cancel = new URL(await create('sock-2'));
       cancel.pathname += '/cancel';
       const back = await fetch(cancel, { method: 'POST', redirect: 'manual' });

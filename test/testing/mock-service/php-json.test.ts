@@ -91,7 +91,10 @@ describe('API answers are PHP-encoded on both generations', () => {
       cancel_redirect: 'https://shop.example.com/no',
     });
     expect(reply.status).toBe(200);
-    expect(reply.text).toMatch(/^\{"payment_url":"https:\\\/\\\/sandbox\.business-payments\.test\\\/checkout\\\/TRX/);
+    // The real product's link (no trx_id in it): its slashes escaped too.
+    expect(reply.text).toMatch(
+      /^\{"payment_url":"https:\\\/\\\/sandbox\.business-payments\.test\\\/payment\\\/checkout\?expires=\d+&token=/,
+    );
     expect(reply.text).toContain('"ipn_url":"https:\\/\\/shop.example.com\\/ipn"');
     expect(reply.text).toContain('"customer_name":"Zo\\u00eb"');
   });
