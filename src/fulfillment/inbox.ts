@@ -1,26 +1,24 @@
 // The kit's inbox worker: recorded deliveries processed (verify, handlers) after the answer,
-// retried with backoff, `dead` after maxAttempts; drain() for cron, work() for a worker.
+// retried with backoff (in this process while it runs), `dead` after maxAttempts; drain() for
+// cron and serverless, work() for a worker: both for what a process that died left pending.
 import { ConfigurationError } from '../core/base-error.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { DrainReport, Fulfillment, FulfillmentOptions, FulfillmentTrace, SettleResult } from './types.js';
 import { messageOf, trace } from './settle.js';
-import type { FulfillmentStore, InboxNext, InboxState, InboxStore } from './store.js';
+import type { FulfillmentStore, InboxNext, InboxStore } from './store.js';
 
 type FromEvent = (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void) => Promise<SettleResult>;
 
 /** `processOne` (the due record `id`, else the oldest due one) and the inbox methods of the kit. */
 // A record busy elsewhere is no failure (its holder renews its claim): it is looked at again a
 // third of a lease on. A failure is due again after the backoff, or dead at maxAttempts. drain()
-// counts each processed record: `done`, `dead`, or `pending` again (retried). `soon` processes
-// a record right after the answer, at most 4 at a time in this process (each may hold a database
-// connection for its handler's whole run): the answers keep a connection free. The rest wait
-// there (at most 1,000; they are recorded, so drain() and work() find them anyway).
+// counts each processed record: `done`, `dead`, or `pending` again (retried).
 export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore, lease: number, fromEvent: FromEvent) {
   const inbox = (): InboxStore => {
     if (!store.inbox) throw new ConfigurationError('fulfillment: this store has no inbox');
     return store.inbox;
   };
-  const processOne = async (id?: string): Promise<InboxState | undefined> => {
+  const processOne = async (id?: string): Promise<InboxNext | undefined> => {
     const taken = await inbox().take(lease, id);
     if (!taken) return undefined;
     const { attempts } = taken;
@@ -41,12 +39,12 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
           : { state: 'dead', attempts: failures, error: message };
     }
     await inbox().finish(taken, next);
-    return next.state;
+    return next;
   };
   const drain: Fulfillment['drain'] = async ({ signal, limit = 1_000 } = {}) => {
     const report: DrainReport = { processed: 0, done: 0, retried: 0, dead: 0 };
-    for (let state; report.processed < limit && !signal?.aborted && (state = await processOne()); report.processed++) {
-      report[state === 'pending' ? 'retried' : (state as 'done' | 'dead')]++;
+    for (let next; report.processed < limit && !signal?.aborted && (next = await processOne()); report.processed++) {
+      report[next.state === 'pending' ? 'retried' : (next.state as 'done' | 'dead')]++;
     }
     return report;
   };
@@ -63,17 +61,41 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
     return true;
   };
   const list: Fulfillment['inbox'] = ({ state, limit = 100 }) => inbox().list(state, limit);
+  return { processOne, soon: inProcess(processOne, lease), drain, work, replay, inbox: list };
+}
+
+// `soon` processes a record right after the answer, at most 4 at a time in this process (each
+// may hold a database connection for its handler's whole run): the answers keep a connection
+// free. The rest wait there (at most 1,000; they are recorded, so drain() and work() find them
+// anyway). A record it leaves pending is processed here again when due, so a long-running server
+// retries its own failures without drain(): after the backoff, a third of a lease when busy, a
+// lease when the store was down (a take it did record holds the record that long). The store's
+// take stays the authority: a record taken elsewhere, done or dead is not taken again. At most
+// 1,000 timers (the rest wait for drain() and work()), each a second late (it may fire a little
+// early on the store's clock), and none keeps the process alive.
+function inProcess(processOne: (id: string) => Promise<Pick<InboxNext, 'state' | 'delayMs'> | undefined>, lease: number) {
   let running = 0;
+  let timers = 0;
   const waiting: string[] = [];
   const soon = async (id: string): Promise<void> => {
     if (running >= 4) return void (waiting.length < 1_000 && waiting.push(id));
     running++;
-    await processOne(id).catch(() => {});
+    const next = await processOne(id).catch(() => ({ state: 'pending', delayMs: lease }) as const);
     running--;
-    const next = waiting.shift();
-    if (next !== undefined) await soon(next);
+    if (next?.state === 'pending' && timers < 1_000) {
+      timers++;
+      const timer = setTimeout(() => void (timers--, soon(id)), (next.delayMs ?? 0) + 1_000);
+      // Node's and Bun's timers unref() (and return themselves); Deno's is a number for
+      // Deno.unrefTimer; elsewhere (workerd, browsers) nothing holds a process open.
+      void (
+        (timer as { unref?(): unknown }).unref?.() ??
+        (globalThis as { Deno?: { unrefTimer?(id: unknown): void } }).Deno?.unrefTimer?.(timer)
+      );
+    }
+    const queued = waiting.shift();
+    if (queued !== undefined) await soon(queued);
   };
-  return { processOne, soon, drain, work, replay, inbox: list };
+  return soon;
 }
 
 // 10 s, 20 s, 40 s … at most an hour, each ±20 % so that records failed together spread out.
