@@ -15,6 +15,7 @@ export const TOOLING_TESTS = [
   'test/types/types.test.ts', // tsc: the consumer file
   'test/package/typedoc-modules.test.ts', // typedoc
   'test/package/api-report.test.ts', // the API report: the compiler over the built .d.ts
+  'test/package/entry-exports.test.ts', // the compiler over the built .d.ts: each entry's values against its run-time exports
   'test/fulfillment/docs-sample.test.ts', // tsc: docs/fulfillment*.md's samples (then runs them)
   'test/payouts/docs.test.ts', // tsc: docs/payouts.md's samples (then runs them)
   'test/testing/mock-service/openapi-lint.test.ts', // redocly lint

@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'bp-consumer-'));
-execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+// --ignore-scripts: `npm run test:package` has just built dist/ (lint:package; prepack would build it again).
+execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const tarball = join(
   work,
   readdirSync(work).find((f) => f.endsWith('.tgz')),

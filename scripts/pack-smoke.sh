@@ -8,7 +8,8 @@ trap 'rm -rf "$work"' EXIT
 
 cd "$root"
 npm run build >/dev/null
-tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+# Built just above: --ignore-scripts keeps prepack from building again (and its output off stdout).
+tarball="$(npm pack --silent --ignore-scripts --pack-destination "$work" | tail -n 1)"
 echo "packed: $tarball ($(du -k "$work/$tarball" | cut -f1) kB)"
 
 cd "$work"

@@ -48,7 +48,8 @@ if (
 const work = mkdtempSync(join(tmpdir(), 'bp-matrix-'));
 let tarball = flag('--tarball');
 if (!tarball) {
-  run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root });
+  // --ignore-scripts: `npm run test:runtimes` has just built dist/ (prepack would build it again).
+  run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: root });
   tarball = join(
     work,
     readdirSync(work).find((f) => f.endsWith('.tgz')),

@@ -46,5 +46,3 @@ export * from './resources/billing/subscriptions.js';
 export * from './resources/billing/invoices.js';
 export { Billing } from './resources/billing/index.js';
 export * from './webhooks.js';
-// The list of event types is a value: kept out of the webhooks entry, which stays tiny.
-export { WEBHOOK_EVENT_TYPES } from './webhooks/events.js';

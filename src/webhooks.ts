@@ -1,6 +1,6 @@
 /**
  * Webhook verification on its own: `verifyWebhook`, `verifyWebhookSignature`,
- * `WebhookVerificationError` and the event types. Loads neither the HTTP client nor zod.
+ * `WebhookVerificationError`, the event types and `WEBHOOK_EVENT_TYPES`. Loads neither the HTTP client nor zod.
  *
  * @module business-payments/webhooks
  */
@@ -16,4 +16,7 @@ export {
 } from './webhooks/verify.js';
 export { WebhookVerificationError, type WebhookVerificationReason } from './webhooks/errors.js';
 export type { WebhookHeaders } from './webhooks/headers.js';
+// The event types, and the one value among them: the list of documented event types (a value
+// export of its own: `export type *` would make it type-only, there at compile time, missing at run time).
 export type * from './webhooks/events.js';
+export { WEBHOOK_EVENT_TYPES } from './webhooks/events.js';

@@ -29,7 +29,10 @@ export interface DiagnoseOptions extends ClientOptions {
    * Send the test delivery also when the client is for production. Without it, the
    * `webhook endpoint` check is skipped in production: the test event is a signed
    * `payment.completed` (for a test transaction the service does not know), and a handler
-   * that does not verify with the service before it fulfils would act on it.
+   * that does not verify with the service before it fulfils would act on it. With a sandbox
+   * client it lets doctor send, when the endpoint refuses the test delivery, the same one
+   * marked production, to tell whether the endpoint is for production (then the fix names the
+   * environment, not the signature).
    */
   confirmProduction?: boolean | undefined;
   /** Time your endpoint has to answer, in ms. Default 10 000 (the service's delivery timeout). */
@@ -178,7 +181,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   // The signed call is the first answer: its Date (a 401 has one too), else the generation probe's.
   const { served } = clock;
   const skew = served && Math.round((served.at - served.date) / 1000);
-  const signed = signedCallChecks(client.environment, siteInfo.error, skew, sources);
+  const signed = signedCallChecks(client.environment, siteInfo.error, skew, sources, unprefixed(options));
   checks.push(...signed);
   // Refused for the clock: nothing after it could be checked, however right the credentials.
   const refused = siteInfo.error ? (signed[0]!.status === 'skip' ? 'needs a clock the service accepts' : 'needs accepted credentials') : '';
@@ -260,6 +263,7 @@ function signedCallChecks(
   error: unknown,
   skew: number | undefined,
   sources: Record<ConfigName, string | undefined>,
+  unprefixedKeys: boolean,
 ): DiagnosisCheck[] {
   const label = error instanceof APIError ? (error.label ?? String(error.status)) : error instanceof Error ? error.name : 'error';
   const unauthorized = error instanceof APIError && error.status === 401;
@@ -283,9 +287,11 @@ function signedCallChecks(
               status: 'fail',
               detail: `${label}: ${message(error)}`,
               fix:
-                `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same ` +
-                `credential set (now ${provenance(sources, ['merchantKey', 'apiKey', 'apiSecret'])})` +
-                `${unauthorized && skew === undefined ? '; if they are, check the clock (NTP): the service sent no Date to compare with' : ''}.`,
+                unauthorized && environment === 'sandbox' && unprefixedKeys
+                  ? forgottenEnvironmentFix(sources)
+                  : `Use the merchant key, API key and API secret of the ${environment} environment, all three from the same ` +
+                    `credential set (now ${provenance(sources, ['merchantKey', 'apiKey', 'apiSecret'])})` +
+                    `${unauthorized && skew === undefined ? '; if they are, check the clock (NTP): the service sent no Date to compare with' : ''}.`,
             }
           : { name: 'credentials', status: 'pass', detail: 'signed request accepted' };
   return [
@@ -293,6 +299,36 @@ function signedCallChecks(
     clockCheck(skew, clockRefused ? `${offBy}: the service refused the signed request (401 ${label}) for it` : offBy),
     approvalCheck(environment, error, clockRefused),
   ];
+}
+
+/**
+ * True when none of the three credentials carries the sandbox's `test_` prefix. Sandbox keys
+ * start `test_`; production keys carry no prefix (spec/deployed-generation.md), and a `live_`
+ * one in the sandbox is refused at construction. Read as the client read them: the option,
+ * else its variable.
+ */
+function unprefixed(options: DiagnoseOptions): boolean {
+  return (['merchantKey', 'apiKey', 'apiSecret'] as const).every(
+    (name) => !(options[name] ?? readEnv(CONFIG[name][0], true) ?? '').startsWith('test_'),
+  );
+}
+
+/**
+ * The fix for a sandbox client refused with three unprefixed keys: production keys, and the
+ * environment left at its default (or set to sandbox). Says how to set it, by where the
+ * environment came from (a CLI flag, the option, else the variable), then where each value came from.
+ */
+function forgottenEnvironmentFix(sources: Record<ConfigName, string | undefined>): string {
+  const source = sources.environment;
+  const set = source?.startsWith('--')
+    ? 'pass --environment production'
+    : source === 'the environment option'
+      ? "set environment: 'production' (the environment option)"
+      : "set BUSINESS_PAYMENTS_ENVIRONMENT=production (or environment: 'production')";
+  return (
+    `These look like production keys (no test_ prefix): ${set}. ` +
+    `Now ${provenance(sources, ['environment', 'merchantKey', 'apiKey', 'apiSecret'])}.`
+  );
 }
 
 /** The local clock against the service's: `detail` says by how much (and what it cost). */
@@ -448,18 +484,13 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
     };
   const timeout = options.webhookTimeout ?? 10_000;
   const event = testEvent(environment, (options.now ?? Date.now)());
+  const { webhookUrl: url, webhookSecret: secret } = options;
+  const send = (marked: 'sandbox' | 'production') => deliver(options, { event, url, secret, timeout, earlier }, marked);
   try {
-    const { body, headers } = await signTestDelivery(event, options.webhookUrl, options.webhookSecret, environment, earlier);
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    const answer = await fetchImpl(options.webhookUrl, {
-      method: 'POST',
-      headers,
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeout),
-    });
-    const text = (await answer.text()).slice(0, 4_000);
-    return judgeAnswer(answer, text, event.data.trx_id, `the ${environment} one, ${from('webhookSecret', secretFrom)}`);
+    const { answer, text } = await send(environment);
+    const check = judgeAnswer(answer, text, event.data.trx_id, `the ${environment} one, ${from('webhookSecret', secretFrom)}`);
+    const refused = check.status === 'fail' && [400, 401, 403].includes(answer.status);
+    return refused ? await forOtherEnvironment(check, text, event.data.trx_id, environment, options, send) : check;
   } catch (error) {
     const timedOut = error instanceof Error && error.name === 'TimeoutError';
     return {
@@ -470,6 +501,65 @@ async function webhookCheck(options: DiagnoseOptions, environment: 'sandbox' | '
         ? 'Answer within the delivery timeout; do slow work after answering.'
         : 'Check the URL is public and reachable from the service.',
     };
+  }
+}
+
+/**
+ * Posts the test delivery, marked for `environment` (X-Environment, `data.environment`), to
+ * the endpoint: its answer and the first 4,000 characters of what it said.
+ */
+async function deliver(
+  options: DiagnoseOptions,
+  test: { event: ReturnType<typeof testEvent>; url: string; secret: string; timeout: number; earlier: boolean },
+  environment: 'sandbox' | 'production',
+): Promise<{ answer: Response; text: string }> {
+  const event = { ...test.event, data: { ...test.event.data, environment } };
+  const { body, headers } = await signTestDelivery(event, test.url, test.secret, environment, test.earlier);
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const answer = await fetchImpl(test.url, {
+    method: 'POST',
+    headers,
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(test.timeout),
+  });
+  return { answer, text: (await answer.text()).slice(0, 4_000) };
+}
+
+/**
+ * A refused test delivery (400, 401, 403) looked at again: the endpoint may be for the other
+ * environment, and then the signature is not at fault. The endpoint says so itself (its answer
+ * names the environment: the fulfillment kit's 400 `environment_mismatch`), or it accepts the
+ * same delivery marked for the other environment. That second delivery is sent only where it
+ * cannot reach a production handler unasked: marked sandbox, or marked production with
+ * `confirmProduction`. Otherwise, or when the second one is refused too, `refused` stands.
+ */
+async function forOtherEnvironment(
+  refused: DiagnosisCheck,
+  text: string,
+  trxId: string,
+  environment: 'sandbox' | 'production',
+  options: DiagnoseOptions,
+  send: (marked: 'sandbox' | 'production') => Promise<{ answer: Response; text: string }>,
+): Promise<DiagnosisCheck> {
+  const other = environment === 'sandbox' ? 'production' : 'sandbox';
+  const fix =
+    `The endpoint is for the ${other} environment, this configuration for ${environment} (${from('environment', sourceOf(options, 'environment'))}): ` +
+    `give doctor your ${environment} endpoint's URL, or check this one with the ${other} configuration ` +
+    `(environment: '${other}', with the ${other} keys and webhook secret).`;
+  if (/environment/i.test(text)) return { ...refused, fix };
+  if (other === 'production' && !options.confirmProduction) return refused;
+  try {
+    const { answer, text: said } = await send(other);
+    const second = judgeAnswer(answer, said, trxId, '');
+    if (second.status !== 'pass') return refused;
+    return {
+      ...refused,
+      detail: `${refused.detail}; the same test delivery marked ${other} was accepted (answered ${answer.status})`,
+      fix,
+    };
+  } catch {
+    return refused;
   }
 }
 

@@ -4,6 +4,7 @@
 // asks for the body (create.ts): an unsigned or stale delivery is answered unread.
 import type { WebhookHeaders } from '../webhooks/headers.js';
 import type { WebhookPayload } from '../webhooks/verify.js';
+import { refuseReadBody } from '../webhooks/errors.js';
 
 /**
  * A Node request as node:http and Express hand it (`IncomingMessage`): the headers, and the
@@ -31,6 +32,9 @@ export async function bodyOf(delivery: Delivery, max: number): Promise<WebhookPa
       ? undefined
       : p;
   }
+  // A stream read before (a framework's body parser): refused as such (400), never read again
+  // (it would give no bytes, a bad signature's 401, or wait for bytes that never come).
+  refuseReadBody(d);
   // A declared length over the bound is refused before a byte is read.
   if (+(request ? d.headers!.get('content-length') : (d.headers as Record<string, string>)['content-length'])! > max) return;
   const chunks: Uint8Array[] = [];

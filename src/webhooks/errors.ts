@@ -26,3 +26,18 @@ export class WebhookVerificationError extends PaymentsError {
     this.reason = reason;
   }
 }
+
+/**
+ * Refuses a request whose body was read before it came here (a framework's body parser): a
+ * Fetch Request's `bodyUsed`, a Node request's `readableDidRead` or `readableEnded` (not
+ * `complete`: that is the parser's, true before a byte is read). Read again it gives nothing,
+ * which would fail as a wrong signature, or wait for bytes that never come.
+ */
+export function refuseReadBody(request: unknown): void {
+  const r = request as { bodyUsed?: boolean; readableDidRead?: boolean; readableEnded?: boolean } | null;
+  if (r?.bodyUsed || r?.readableDidRead || r?.readableEnded)
+    throw new WebhookVerificationError(
+      'invalid_payload',
+      "The body was already read (consumed): pass the raw body, e.g. Fastify's `addContentTypeParser('application/json', { parseAs: 'buffer' }, …)` and `{ payload: req.body, headers: req.headers }`, or Express's express.raw().",
+    );
+}

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../core/base-error.js';
 import { credential } from '../internal/credential.js';
 import { importHmacKey, loadNodeCrypto, nodeHmacSha256 } from '../internal/hmac.js';
-import { WebhookVerificationError } from './errors.js';
+import { refuseReadBody, WebhookVerificationError } from './errors.js';
 import type { WebhookEvent, WebhookFormat } from './events.js';
 import { readSignedHeaders, type WebhookHeaders } from './headers.js';
 
@@ -152,6 +152,8 @@ function settle<T>(
   map: (verified: Verified) => T,
 ): Promise<T> {
   try {
+    // A body read before (a framework's parser; a Request's bodyUsed): said so, not a bad signature.
+    refuseReadBody(input);
     // Duck-typed: a Request from another realm or fetch implementation is not an instanceof
     // this runtime's Request. (Something else with a clone() fails to give a body: invalid_payload.)
     // Written in place, not as a helper: this entry is size-budgeted.
