@@ -1,17 +1,23 @@
-// Checks every link and image in the Markdown files the package ships, where users read them:
-// in node_modules/business-payments/, which has no examples/, test/, src/ or docs/images/.
+// Checks every link and image in the Markdown files the package ships (the guides, the README,
+// the changelog, examples/README.md and examples/nextjs/README.md), where users read them: in
+// node_modules/business-payments/, which has dist/, docs/*.md, README.md, CHANGELOG.md and the
+// runnable examples (examples/), but no test/, src/, scripts/ or docs/images/.
 // The repository is not published: nothing exists under github.com/business-payments/, so a
 // link there leads nowhere. The rule (CONTRIBUTING.md, "Links in the shipped docs"):
-//   - a relative link names another shipped Markdown file (docs/*.md, README.md, CHANGELOG.md),
-//     with an optional #anchor: it resolves in the installed package (and in a clone);
-//   - a file that is not shipped (examples, tests, scripts, images) is named as text, not
-//     linked: a relative link to it is a problem;
+//   - a relative link names a file of the packed package, of any type (a guide, with an
+//     optional #anchor, or an example's source: ../examples/fastify/server.ts): it resolves
+//     in the installed package (and in a clone);
+//   - a file that is not shipped (tests, scripts, images, an example left out of package.json
+//     "files") is named as text, not linked: a relative link to it is a problem, and so is one
+//     to a folder (link a file in it: examples/nextjs/README.md);
 //   - a URL into the repository on GitHub (github.com/business-payments/…, or the same on
 //     raw.githubusercontent.com) is a problem, in a link, an image, a bare URL, and even in a
 //     code block (a command to copy);
 //   - an #anchor names a heading of its target (GitHub's slugs) or an HTML id there;
 //   - any other URL is only checked for syntax (nothing goes on the network); the report lists
-//     those hosts, so a new one is seen.
+//     those hosts, so a new one is seen. A URL in a code span or a code block (a command, an
+//     address to open on a local run: `http://localhost:3000`) is an instruction, not a link,
+//     and is not counted; written bare in prose it is a link (GitHub makes it one) and counts.
 // `npm run check:links` (in test:package) packs the tarball, extracts it and checks the
 // Markdown in it; `node scripts/check-links.ts --dir <extracted package>` checks one already
 // extracted; without arguments it checks the files `npm pack --dry-run` lists, in this
@@ -54,8 +60,6 @@ export interface CheckInput {
   tree: Tree;
   /** The repository checkout: a problem says when a file that is not shipped is in it. */
   repoRoot: string;
-  /** Relative links may name only Markdown files (the rule for shipped docs). Default true. */
-  markdownOnly?: boolean;
 }
 
 export interface Report {
@@ -293,11 +297,16 @@ function checkRelative(target: string, file: string, input: CheckInput, anchorsI
   const resolved = posix.normalize(posix.join(posix.dirname(file), path));
   if (resolved.startsWith('../') || resolved === '..') return 'points outside the package';
   if (!input.tree.has(resolved)) {
+    const folder = resolved.replace(/\/$/, '');
+    if (input.tree.has(`${folder}/README.md`)) return `${resolved} is a folder, not a file: link a file in it (${folder}/README.md)`;
+    if (resolved.startsWith('examples/') && isFile(input.repoRoot, resolved))
+      return (
+        `${resolved} is not shipped in the package: it is an example of the repository that package.json "files" ` +
+        'leaves out (the repository is not published); ship it there, or name it as text, not as a link'
+      );
     const hint = inRepository(input.repoRoot, resolved) ? `; it is in the repository, which is not published: ${nameIt(resolved)}` : '';
     return `${resolved} is not shipped in the package${hint}`;
   }
-  if (input.markdownOnly !== false && !resolved.endsWith('.md'))
-    return `relative links name only shipped Markdown files: name \`${resolved}\` as text`;
   if (fragment !== undefined && resolved.endsWith('.md'))
     return checkAnchor(
       anchorsIn(`tree:${resolved}`, () => input.tree.read(resolved)),
@@ -321,7 +330,7 @@ function checkUrl(target: string, report: Report) {
     report.repository++;
     return (
       `a URL into the repository on GitHub, which is not published (nothing exists under github.com/${OWNER}/): ` +
-      'link a shipped Markdown file relatively, or name a file of the repository as text'
+      'link a shipped file (a guide, an example) relatively, or name a file of the repository as text'
     );
   }
   report.external++;

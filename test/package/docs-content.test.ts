@@ -1,7 +1,7 @@
 // The guides the package ships are for the people who use it. How the repository tests
 // itself (soak runs, V8 flags, CI scripts, internal source paths, maintainers' design notes)
 // belongs in CONTRIBUTING.md, which is not shipped. An example named by its path
-// (`examples/…` in the repository) is fine; a source, test or script path is not (the
+// (`examples/…`, shipped in the package) is fine; a source, test or script path is not (the
 // link checker refuses links into the repository, which is not published). And the
 // going-live page lists every check doctor runs.
 import { readdirSync, readFileSync } from 'node:fs';

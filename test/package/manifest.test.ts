@@ -2,8 +2,9 @@
 // nowhere, README links that work in the installed package, the Node range stated as engines
 // says it, and no dependency whose own engines refuse a Node that ours admits.
 import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, test } from 'vitest';
-import { OWNER, findLinks } from '../../scripts/check-links.js';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { OWNER, findLinks, packedFiles } from '../../scripts/check-links.js';
 import { parseRange, satisfies } from '../../scripts/engines-range.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -12,7 +13,6 @@ const manifest = JSON.parse(read('package.json')) as {
   homepage?: unknown;
   bugs?: unknown;
   engines: { node: string };
-  files: string[];
   dependencies: Record<string, string>;
 };
 const readme = read('README.md');
@@ -22,13 +22,12 @@ const UNPUBLISHED = new RegExp(`(github\\.com|githubusercontent\\.com)[/:]${OWNE
 /** Hosts the README may link to (each one checked by hand to exist); none is needed today. */
 const README_HOSTS: string[] = [];
 
-/** Whether package.json's "files" ships `path` (its patterns are file names and `dir/*.ext`). */
-const ships = (path: string) =>
-  manifest.files.some((pattern) => {
-    if (!pattern.includes('*')) return path === pattern || path.startsWith(`${pattern}/`);
-    const [dir, ext] = pattern.split('*') as [string, string];
-    return path.startsWith(dir) && path.endsWith(ext) && !path.slice(dir.length).includes('/');
-  });
+/** What the package ships, as `npm pack --dry-run` lists it (package.json "files" applied by npm itself). */
+let shipped = new Set<string>();
+beforeAll(() => {
+  shipped = new Set(packedFiles(fileURLToPath(new URL('../../', import.meta.url))));
+}, 60_000);
+const ships = (path: string) => shipped.has(path);
 
 describe('package.json', () => {
   test('carries no repository, homepage or bugs address that leads nowhere', () => {
