@@ -2,8 +2,10 @@
 // every `@ts-expect-error` below must be an error (an unused one fails the compile), and
 // every other line must compile.
 import {
+  normalizePhone,
   paidAmount,
   PaymentsClient,
+  type PhoneCountry,
   RouteNotSupportedError,
   type BalanceResult,
   type ServiceGeneration,
@@ -125,6 +127,16 @@ export async function run(): Promise<void> {
       cancel_redirect: 'https://a.b',
       ipn_url: 'https://a.b',
     });
+  // Amounts as numbers or decimal strings (pg numeric); phones as people type them.
+  await client.payments.create({ payment_amount: '19.99', currency_code: 'USD', ref_trx: 'o', customer_phone: '0712 345 678' });
+  await client.payouts.create({ amount: '500.00', destination: normalizePhone('+255 712 345 678') });
+  const country: PhoneCountry = client.phoneCountry;
+  expectType<string>(normalizePhone('0712 123456', { country: 'KE' }));
+  new PaymentsClient({ phoneCountry: country, apiSecret: env.SECRET });
+  // @ts-expect-error a country the SDK does not know
+  new PaymentsClient({ phoneCountry: 'US' });
+  // @ts-expect-error an amount is a number or a string, not a bigint
+  await client.payouts.preview({ amount: 10n });
   try {
     await client.payments.create({ payment_amount: 1, currency_code: 'USD', ref_trx: 'o' });
   } catch (error) {
