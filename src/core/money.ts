@@ -2,17 +2,12 @@
 // Pure and dependency-free: the client's params, the payout kit and the fulfilment kit's price
 // check read amounts through it, so `1.1 + 2.2`, `'3.30'` (pg numeric) and `3.3` are one amount.
 
-// ISO 4217 exponents other than 2 (a currency not named here has 2, as the spec's USD and TZS
-// do): the zero-digit and three-digit currencies of ISO 4217's list (the ISO 4217 maintenance
-// agency's table, list one).
-const ZERO = 'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF';
-const THREE = 'BHD IQD JOD KWD LYD OMR TND';
-
-/** @internal The minor-unit digits of `currency` (ISO 4217 exponent): 0 for UGX and RWF, 3 for BHD, else 2. */
-export function minorDigits(currency: unknown): number {
-  const code = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : '';
-  return code && ZERO.includes(code) ? 0 : code && THREE.includes(code) ? 3 : 2;
-}
+/**
+ * @internal The minor-unit digits of `currency` (its ISO 4217 exponent) for the currencies of
+ * the service's markets: 0 for UGX and RWF, 2 for USD, EUR, KES, TZS, BDT and any currency the
+ * SDK does not know (the service's own rule then decides).
+ */
+export const minorDigits = (currency: unknown): number => (currency === 'UGX' || currency === 'RWF' ? 0 : 2);
 
 /** @internal `value` as a number when it is a finite number or a plain decimal string (`'19.99'`, `' 7000 '`), else `undefined`. */
 export function decimalValue(value: unknown): number | undefined {

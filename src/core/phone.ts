@@ -26,9 +26,10 @@ const ALLOWED = /^\+?[\d\s().-]*$/;
  * last three digits only, never the number.
  */
 export function checkPhone(input: unknown, country: PhoneCountry = 'TZ'): { phone: string } | { message: string } {
-  // Looked up as an own key: a JS caller may pass anything ('toString' included).
-  const plan = typeof country === 'string' && Object.hasOwn(PLANS, country) ? PLANS[country] : undefined;
-  if (!plan) return { message: unknownCountry(country) };
+  // Looked up as an own key: a JS caller may pass anything ('toString' included). The callers
+  // check the country first and say what is wrong with it (phoneCountryError).
+  const plan = Object.hasOwn(PLANS, country) ? PLANS[country] : undefined;
+  if (!plan) return { message: 'must be a mobile number of a known phone country' };
   if (typeof input !== 'string') return { message: `must be a string holding ${expected(plan)} (got ${typeName(input)})` };
   const text = input.trim();
   if (text === '') return { message: `must be ${expected(plan)} (got an empty string)` };
@@ -65,7 +66,10 @@ export function checkPhone(input: unknown, country: PhoneCountry = 'TZ'): { phon
  * ```
  */
 export function normalizePhone(input: string, options?: NormalizePhoneOptions): string {
-  const result = checkPhone(input, options?.country ?? 'TZ');
+  const country = options?.country ?? 'TZ';
+  const unknown = phoneCountryError(country);
+  if (unknown) throw new InvalidParamsError('normalizePhone', { country: [unknown] });
+  const result = checkPhone(input, country);
   if ('message' in result) throw new InvalidParamsError('normalizePhone', { phone: [result.message] });
   return result.phone;
 }
@@ -108,7 +112,9 @@ function otherCountry(other: Plan): string {
   return `; this looks like a ${other.name} number (+${other.code}): pass { country: '${id}' } or the client's phoneCountry option`;
 }
 
-function unknownCountry(country: unknown): string {
+/** @internal Why `country` is no {@link PhoneCountry} (`unknown phone country 'US': use one of …`), else `undefined`. */
+export function phoneCountryError(country: unknown): string | undefined {
+  if (Object.hasOwn(PLANS, country as PropertyKey)) return undefined;
   const shown = typeof country === 'string' ? `'${country.slice(0, 12)}'` : typeName(country);
   const known = PHONE_COUNTRIES.map((key) => `'${key}'`).join(', ');
   return `unknown phone country ${shown}: use one of ${known}`;

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { InvalidParamsError } from '../../src/core/error.js';
 import { redactText } from '../../src/core/personal-data.js';
-import { checkPhone, normalizePhone, type PhoneCountry } from '../../src/core/phone.js';
+import { checkPhone, normalizePhone, phoneCountryError, type PhoneCountry } from '../../src/core/phone.js';
 import { TEST_PHONE_NUMBERS, defaultMerchant } from '../../src/testing/mock-service/defaults.js';
 
 interface CountryCases {
@@ -249,13 +249,18 @@ describe('checkPhone: what each refusal says to fix', () => {
     });
   });
 
-  test('an unknown country is refused, never read as another', () => {
+  test('an unknown country is refused, never read as another (normalizePhone says which)', () => {
     for (const country of ['XX', 'tz', 'toString', '__proto__', 255, null]) {
-      expect(checkPhone('0712 345 678', country as PhoneCountry)).toEqual({
-        message: expect.stringMatching(/^unknown phone country .*: use one of 'TZ', 'KE', 'UG', 'RW', 'BD'$/) as string,
-      });
+      expect(checkPhone('0712 345 678', country as PhoneCountry)).toEqual({ message: 'must be a mobile number of a known phone country' });
+      expect(phoneCountryError(country)).toMatch(/^unknown phone country .*: use one of 'TZ', 'KE', 'UG', 'RW', 'BD'$/);
+      // null, like undefined, is normalizePhone's default country.
+      if (country !== null)
+        expect(() => normalizePhone('0712 345 678', { country: country as PhoneCountry })).toThrow(
+          /normalizePhone: country: unknown phone country/,
+        );
     }
     expect(checkPhone('0712 345 678', undefined)).toEqual({ phone: '255712345678' });
+    expect(phoneCountryError('KE')).toBeUndefined();
   });
 });
 
