@@ -4,7 +4,10 @@
 //   npm run test:payout-chaos   (builds, then runs this on dist/ through the package's self-reference)
 //
 // One column per store: postgresStore over a pg Pool, redisStore over node-redis, on throwaway
-// servers (Debian's packages, scripts/db-servers.mjs) on loopback ports. The same run for each:
+// servers (Debian's packages, scripts/db-servers.mjs) on loopback ports; and a third column,
+// "resolver clock 25 h behind" (postgresStore), where C's resolvers keep the real clock while
+// the sandbox's jumps 25 h: their clock says every intent was sent minutes ago, and only the
+// service's (its Date) says the keys are forgotten. The same run for each:
 // PAYOUT_CHAOS_INTENTS intents (default 200): unique amounts (100 + i/100), except
 // PAYOUT_CHAOS_PAIRS pairs (default 10) of intents with one amount between them (500 + j), for
 // the list's "never guess a match twice". The sandbox runs here on 127.0.0.1 (mock.listen), on a
@@ -27,10 +30,11 @@
 //      after the take, after the answer), 40% of answers lost; the key a worker died on is left
 //      as the kill left it (never sent again before the jump).
 //   C. The sandbox's clock jumps 25 h (it forgets every Idempotency-Key; its due settlements
-//      run) and so does the kit's (createPayouts `now`): resolve() past the window (two
-//      processes at once, then one) must never send an intent again: a `pending` one (never
-//      sent) is sent, one with a payout id is retrieved, one without is looked for in the list
-//      (a unique amount matches, a pair's may not: needs_review). New payouts answer AMBIGUOUS
+//      run) and so does the kit's (createPayouts `now`; in the third column it does not, 25 h
+//      behind): resolve() past the window (two processes at once, then one) must never send
+//      an intent again: a `pending` one (never sent) is sent, one with a payout id is
+//      retrieved, one without is looked for in the list (a unique amount matches, a pair's
+//      may not: needs_review). New payouts answer AMBIGUOUS
 //      (settling 2 s later) and 15% of answers are lost. Rounds until nothing is open (at
 //      most 5), the sandbox's due work run between them.
 //
@@ -48,16 +52,18 @@
 // with no intent in the store: must be 0); the final states; intents left open (must be 0:
 // only needs_review may be left, each printed with its note); how intents were matched; list
 // guesses that took another key's payout (must be 0: a match is taken only when no other open
-// intent could be its); resolve rounds; wall time. Exit 1 on: a key with two payouts, a lost
+// intent could be its); reviews whose note names the clock (inside the window a clock that
+// disagrees with the service's never re-sends: expected in the third column only); resolve
+// rounds; wall time. Exit 1 on: a key with two payouts, a lost
 // intent, an intent left pending/unknown/in_progress/ambiguous, a list guess that took another
 // key's payout, a `sent` intent whose payoutId is not a payout the sandbox made with its amount
 // (or not SUCCESS), two intents holding one payoutId, a `failed` intent whose own key made a
 // SUCCESS payout, an intent of a unique amount left for review though its key's payout is in
-// the list, a send() that threw, or the attribution above
-// failing. Every child and server is stopped whatever happens.
+// the list (unless its note names the clock), a review naming the clock in the first two
+// columns, a send() that threw, or the attribution above failing. Every child and server is stopped whatever happens.
 //
 // Sizes (env): PAYOUT_CHAOS_INTENTS (200), PAYOUT_CHAOS_WORKERS (4), PAYOUT_CHAOS_PAIRS (10),
-// PAYOUT_CHAOS_COLUMNS (a comma list: postgres,redis).
+// PAYOUT_CHAOS_COLUMNS (a comma list: postgres,redis,behind).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -85,7 +91,7 @@ const SETTLE_MS = 2000;
 const JUMP_MS = 25 * 3_600_000;
 const IN_FLIGHT = 4; // sends in flight per worker
 const SPARES = 2;
-const COLUMNS = ['postgres', 'redis'].filter((c) => !env.PAYOUT_CHAOS_COLUMNS || env.PAYOUT_CHAOS_COLUMNS.split(',').includes(c));
+const COLUMNS = ['postgres', 'redis', 'behind'].filter((c) => !env.PAYOUT_CHAOS_COLUMNS || env.PAYOUT_CHAOS_COLUMNS.split(',').includes(c));
 const WORKER_SCRIPT = fileURLToPath(new URL('./payout-chaos-worker.mjs', import.meta.url));
 const OPEN = ['pending', 'unknown', 'in_progress', 'ambiguous'];
 const { seconds, sleep, log, pick } = chaosClock();
@@ -228,9 +234,12 @@ function workerFleet({ kind, urls, sandbox, creds, on }) {
 }
 
 // ---- one column ----
-async function run(kind, urls) {
+async function run(column, urls) {
   const runStarted = performance.now();
-  log(`--- ${kind} ---`);
+  log(`--- ${column} ---`);
+  // The third column: postgres, its resolvers' clock 25 h behind the sandbox's after the jump.
+  const behind = column === 'behind';
+  const kind = behind ? 'postgres' : column;
   const stats = {
     handed: 0,
     dupSends: 0,
@@ -282,7 +291,7 @@ async function run(kind, urls) {
   const creds = mock.credentials.sandbox;
 
   // The plan: keys, amounts, batches, kill points, duplicates.
-  const tag = kind === 'postgres' ? 'pg' : 'rd';
+  const tag = behind ? 'bh' : kind === 'postgres' ? 'pg' : 'rd';
   const plan = [];
   const singles = INTENTS - 2 * PAIRS;
   for (let i = 0; i < singles; i++) plan.push({ key: `${tag}-${String(i).padStart(4, '0')}`, amount: round2(100 + i / 100) });
@@ -441,7 +450,7 @@ async function run(kind, urls) {
   mock.payoutBehaviour({ answer: 'AMBIGUOUS', settleAs: 'SUCCESS', loseAnswer: LOSE });
   for (let round = 1; round <= 5; round++) {
     stats.roundsC = round;
-    const c = await resolveRound(offset.ms, round === 1 ? 2 : 1);
+    const c = await resolveRound(behind ? 0 : offset.ms, round === 1 ? 2 : 1);
     if (!c.open) break;
     await sleep(SETTLE_MS + 200);
     await mock.runDue();
@@ -477,6 +486,7 @@ async function run(kind, urls) {
   const wrongGuess = [];
   const paidButFailed = [];
   const unmatched = [];
+  const clockReviews = [];
   const pairKeys = new Set(plan.filter((j) => j.pair !== undefined).map((j) => j.key));
   for (const i of intents) {
     if (i.payoutId) holders.set(i.payoutId, [...(holders.get(i.payoutId) ?? []), i.key]);
@@ -489,8 +499,11 @@ async function run(kind, urls) {
     const made = madeFor.get(i.payoutId ?? '');
     if (i.matchedBy === 'list' && made && made.key !== i.key)
       wrongGuess.push(`${i.key} (${i.state}) took ${made.key}'s payout ${i.payoutId}`);
+    // Inside the window, a clock that disagrees with the service's is for a person: never a re-send.
+    const forClock = i.state === 'needs_review' && /clock/i.test(i.note ?? '');
+    if (forClock) clockReviews.push(`${i.key}: ${i.note}`);
     // An amount no other intent has: its payout, when one was made, is the list's one match.
-    if (i.state === 'needs_review' && !pairKeys.has(i.key) && payoutsOf.get(i.key)?.length)
+    else if (i.state === 'needs_review' && !pairKeys.has(i.key) && payoutsOf.get(i.key)?.length)
       unmatched.push(`${i.key}: ${payoutsOf.get(i.key).join(', ')} (${i.note})`);
     if (i.state === 'failed' && (payoutsOf.get(i.key) ?? []).some((id) => rows.get(id)?.status === 'SUCCESS'))
       paidButFailed.push(`${i.key}: its payout ${payoutsOf.get(i.key).join(', ')} is SUCCESS`);
@@ -505,7 +518,7 @@ async function run(kind, urls) {
   await db?.end();
 
   const row = {
-    column: kind,
+    column: behind ? 'resolver clock 25 h behind' : kind,
     intents: `${plan.length} (${main.length} + ${late.length} late; ${PAIRS} pairs)`,
     'sends handed out': `${stats.handed} (${stats.dupSends} twice at once, ${stats.requeued} again)`,
     'kills record/taken/inflight/sent': Object.values(stats.kills).join('/'),
@@ -521,6 +534,7 @@ async function run(kind, urls) {
     'left open': leftOpen.length,
     'matched answer/retrieve/list': `${matched.answer}/${matched.retrieve}/${matched.list}`,
     'list guesses, wrong key': wrongGuess.length,
+    'reviews naming the clock': clockReviews.length,
     'resolve in window': stats.resolveB,
     'resolve rounds past it': stats.roundsC,
     'resolve errors (retried)': stats.resolveErrors,
@@ -537,6 +551,8 @@ async function run(kind, urls) {
   if (shared.length) problems.push(`${shared.length} payouts held by two intents${sample(shared)}`);
   if (unmatched.length)
     problems.push(`${unmatched.length} intents of a unique amount left for review though their payout is in the list${sample(unmatched)}`);
+  // The clocks of the other columns agree with the sandbox's: a review for the clock is a fault there.
+  if (!behind && clockReviews.length) problems.push(`${clockReviews.length} intents for review naming the clock${sample(clockReviews)}`);
   if (paidButFailed.length) problems.push(`${paidButFailed.length} failed intents whose key was paid${sample(paidButFailed)}`);
   if (stats.sendErrors.length) problems.push(`${stats.sendErrors.length} send() calls threw${sample(stats.sendErrors)}`);
   if (unattributed.length)

@@ -5,7 +5,7 @@
 // merchant's PaymentsClient is passed in.
 import { ConfigurationError, PaymentsError } from '../core/base-error.js';
 import { exactAmount } from '../core/money.js';
-import { checkPhone, type PhoneCountry } from '../core/phone.js';
+import { checkPhone, phoneCountryError, type PhoneCountry } from '../core/phone.js';
 import type { Payout } from '../schemas/payouts.js';
 import type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './store.js';
 
@@ -59,16 +59,18 @@ export interface PayoutsOptions {
   /** How long (ms) the service keeps an Idempotency-Key. Default 86,400,000 (24 h, the spec's). */
   keyRetention?: number | undefined;
   /**
-   * How long after an intent was recorded (ms) `resolve()` may send it again with its key (the
-   * service replays, never pays twice). Default `keyRetention` less an hour, for the clocks of
-   * this host and the service to differ. At most `keyRetention`.
+   * How long after its first send (ms, on the service's clock: its `Date`) `resolve()` may send
+   * an intent again with its key (the service replays, never pays twice). Default
+   * `keyRetention` less an hour, for the clocks of this host and the service to differ: a
+   * clock that disagrees by more, or went back, never re-sends (`needs_review`). At most
+   * `keyRetention`.
    */
   resendWindow?: number | undefined;
   /** How long (ms) after a send `resolve()` leaves the intent to its sender (its answer may still come). Default 60,000. */
   settleAfter?: number | undefined;
   /** How far (ms) a payout's `created_at` may be from the intent's send and still match it in the list. Default 600,000. */
   matchTolerance?: number | undefined;
-  /** The clock (ms since the epoch). Default `Date.now`. */
+  /** This host's clock (ms since the epoch), corrected by the service's `Date` for the key window. Default `Date.now`. */
   now?: (() => number) | undefined;
 }
 
@@ -124,7 +126,9 @@ export interface Payouts {
    * if the first send never arrived), and past it looked for in the payout list by amount,
    * destination and time: the one match no other intent holds, and no other open intent of
    * the amount could be, is taken (and said to be a guess); none, several or a rival is
-   * `needs_review`. Past the window an intent is never sent again.
+   * `needs_review`. Past the window an intent is never sent again. The window is judged on
+   * the service's clock (the `Date` of its answers); inside it, a clock that went back or
+   * disagrees with the service's is `needs_review`, never a re-send.
    */
   resolve(options?: { signal?: AbortSignal | undefined }): Promise<PayoutResolveReport>;
   /** Intents in `state` (every state when none), by state then key, at most `limit` (default 1,000). */
@@ -209,6 +213,12 @@ interface Kit {
   settleAfter: number;
   tolerance: number;
   phoneCountry: PhoneCountry;
+  /** How far (ms) two clocks may disagree: keyRetention - resendWindow, and the Date's second. */
+  margin: number;
+  /** The service's clock less ours (ms), from the last answer's Date this kit saw. */
+  offset?: number | undefined;
+  /** The latest local time this kit read with an answer or a window judged: a clock read earlier went back. */
+  latest: number;
 }
 
 /** The options checked, with their defaults. */
@@ -224,13 +234,56 @@ function kitOf(options: PayoutsOptions): Kit {
   if (resendWindow > keyRetention) throw new ConfigurationError('createPayouts: resendWindow must be at most keyRetention');
   const settleAfter = positive(options.settleAfter, 'settleAfter', 0) ?? 60_000;
   const tolerance = positive(options.matchTolerance, 'matchTolerance', 0) ?? 600_000;
-  return { client, intents, now, onChange, keyRetention, resendWindow, settleAfter, tolerance, phoneCountry: client.phoneCountry ?? 'TZ' };
+  const country = phoneCountryError(client.phoneCountry ?? 'TZ');
+  if (country) throw new ConfigurationError(`createPayouts: the client's phoneCountry: ${country}`);
+  return {
+    client,
+    intents,
+    now,
+    onChange,
+    keyRetention,
+    resendWindow,
+    settleAfter,
+    tolerance,
+    phoneCountry: client.phoneCountry ?? 'TZ',
+    margin: keyRetention - resendWindow + 1000,
+    latest: -Infinity,
+  };
 }
 
 // What resolve() sends on its own waits for a slot in the client's polling budget (the client
 // keeps its pacer under this symbol; the kit cannot import the client).
 const slot = (k: Kit) =>
   (k.client as unknown as { [pace: symbol]: { slot(): Promise<void> } | undefined })[Symbol.for('business-payments.pace')]?.slot();
+
+// The service's clock, as an answer's Date says it (whole seconds: their middle), against ours.
+function heard(k: Kit, headers: { get?(name: string): string | null } | undefined) {
+  const at = Date.parse(headers?.get?.('date') ?? '');
+  const local = k.now();
+  k.latest = Math.max(k.latest, local);
+  if (at === at) k.offset = at + 500 - local;
+}
+
+// A call's data, the service's clock read from its answer (`withResponse()`, or an error's
+// headers). A client without withResponse (a test's fake) is awaited as it is.
+async function answer<T>(k: Kit, call: PromiseLike<T>): Promise<T> {
+  const made = call as PromiseLike<T> & { withResponse?(): PromiseLike<{ data: T; response: { headers: Headers } }> };
+  try {
+    if (!made.withResponse) return await made;
+    const { data, response } = await made.withResponse();
+    heard(k, response.headers);
+    return data;
+  } catch (error) {
+    heard(k, (error as { headers?: Headers } | undefined)?.headers);
+    throw error;
+  }
+}
+
+// The service's time of an intent's first send: on that send (taken, then answered), the local
+// send time corrected by the last Date this process saw (its answer's, when it has one; none
+// seen: unknown). Later sends keep it.
+const stamped = (k: Kit, intent: PayoutIntent): PayoutIntent =>
+  intent.sends === 1 && k.offset !== undefined ? { ...intent, serviceAt: intent.sentAt! + k.offset } : intent;
 
 async function emit(k: Kit, from: PayoutIntentState | undefined, intent: PayoutIntent): Promise<void> {
   try {
@@ -276,26 +329,34 @@ async function dispatch(k: Kit, taken: PayoutIntent, signal?: AbortSignal): Prom
   const { key, amount, destination } = taken;
   try {
     const params = destination === undefined ? { amount } : { amount, destination };
-    return await found(k, taken, await k.client.payouts.create(params, { idempotencyKey: key, signal }), 'answer');
+    const payout = await answer(k, k.client.payouts.create(params, { idempotencyKey: key, signal }));
+    return await found(k, stamped(k, taken), payout, 'answer');
   } catch (error) {
-    return settle(k, taken, fromError(error));
+    return settle(k, stamped(k, taken), fromError(error));
   }
 }
 
 // Takes the intent for a send (only one process wins it), then sends it.
 async function take(k: Kit, intent: PayoutIntent, patch: Partial<PayoutIntent>, signal?: AbortSignal): Promise<PayoutIntent> {
-  const taken = await change(k, intent, { sentAt: k.now(), sends: intent.sends + 1, error: undefined, ...patch });
+  const taken = await change(k, intent, stamped(k, { ...intent, sentAt: k.now(), sends: intent.sends + 1, error: undefined, ...patch }));
   return taken ? dispatch(k, taken, signal) : (await k.intents.get(intent.key))!;
 }
 
-/** The payout list, read once per resolve() run and only as far as it is needed; `open` the intents the run read (not settled, or for a person). */
-type Lister = ((from: number) => Promise<Payout[]>) & { open: readonly PayoutIntent[] };
+/**
+ * The payout list, read once per resolve() run and only as far as it is needed; `open` the
+ * intents the run read (not settled, or for a person); `clock()` reads the service's clock
+ * from the Date of its first page, once a run.
+ */
+type Lister = ((from: number) => Promise<Payout[]>) & { open: readonly PayoutIntent[]; clock(): Promise<unknown> };
 function lister(k: Kit, open: readonly PayoutIntent[], signal?: AbortSignal): Lister {
   const read: Payout[] = [];
+  let source: AsyncIterable<Payout> | undefined;
   let pages: AsyncIterator<Payout> | undefined;
+  let clock: Promise<unknown> | undefined;
   let done = false;
+  const listed = () => (source ??= k.client.payouts.list({ limit: 100 }, { signal }));
   const list = async (from: number) => {
-    pages ??= k.client.payouts.list({ limit: 100 }, { signal })[Symbol.asyncIterator]();
+    pages ??= listed()[Symbol.asyncIterator]();
     // Newest first: once a payout is older than `from`, the rest are too.
     while (!done && read.length < LIST_CAP && !(read.length && time(read.at(-1)!) < from)) {
       if (read.length % 100 === 0) await slot(k);
@@ -305,7 +366,11 @@ function lister(k: Kit, open: readonly PayoutIntent[], signal?: AbortSignal): Li
     }
     return read;
   };
-  return Object.assign(list, { open });
+  const first = async () => {
+    await slot(k);
+    return answer(k, listed() as unknown as PromiseLike<unknown>);
+  };
+  return Object.assign(list, { open, clock: () => (clock ??= first()) });
 }
 
 // The intents that could be this payout's besides `intent`: sent, not settled (or for a
@@ -332,7 +397,9 @@ async function matchInList(k: Kit, intent: PayoutIntent, list: Lister): Promise<
   const free: Payout[] = [];
   const held: string[] = [];
   for (const payout of await list(from)) {
-    if (payout.amount !== intent.amount || time(payout) < from || time(payout) > to) continue;
+    // A payout without a readable created_at is at no time: never a match.
+    const at = time(payout);
+    if (payout.amount !== intent.amount || !(at >= from && at <= to)) continue;
     if (intent.destination !== undefined && payout.destination != null && digits(payout.destination) !== digits(intent.destination))
       continue;
     const owner = await k.intents.owner(payout.id);
@@ -364,12 +431,14 @@ async function matchInList(k: Kit, intent: PayoutIntent, list: Lister): Promise<
 // One open intent, one step on.
 async function step(k: Kit, intent: PayoutIntent, list: Lister, signal?: AbortSignal): Promise<PayoutIntent> {
   const now = k.now();
-  // Left to its sender while its answer may still come; a `pending` one was never sent.
-  if (intent.state !== 'pending' && intent.sentAt !== undefined && now - intent.sentAt < k.settleAfter) return intent;
+  // Left to its sender while its answer may still come (a clock far behind its send went back);
+  // a `pending` one was never sent.
+  const since = now - (intent.sentAt ?? -Infinity);
+  if (intent.state !== 'pending' && since < k.settleAfter && since > -k.margin) return intent;
   if (intent.payoutId !== undefined) {
     await slot(k);
     try {
-      return await found(k, intent, await k.client.payouts.retrieve(intent.payoutId, { signal }), 'retrieve', intent.note);
+      return await found(k, intent, await answer(k, k.client.payouts.retrieve(intent.payoutId, { signal })), 'retrieve', intent.note);
     } catch (error) {
       if ((error as { status?: number }).status !== 404) throw error;
       return settle(k, intent, {
@@ -380,11 +449,34 @@ async function step(k: Kit, intent: PayoutIntent, list: Lister, signal?: AbortSi
   }
   // Never sent (its first send, whatever its age), or inside the key window (the service
   // replays what it made for the key, or makes it if the first send never arrived).
-  if (intent.state === 'pending' || now - intent.createdAt < k.resendWindow) {
+  const inside = intent.state === 'pending' || (await inWindow(k, intent, list));
+  if (inside === true) {
     await slot(k);
     return take(k, intent, { state: intent.state === 'pending' ? 'unknown' : intent.state }, signal);
   }
-  return matchInList(k, intent, list);
+  return inside
+    ? settle(k, intent, { state: 'needs_review', note: `${inside}, and sending it again could pay twice. ${LOOKUP}` })
+    : matchInList(k, intent, list);
+}
+
+// Whether the key window lasts, judged on the service's clock: its time now (ours corrected by
+// the Date of the list's first page this run; none: the last Date seen, or ours) against its time of the first send
+// (unknown: when the intent was recorded). Inside it, a clock that went back (now earlier than
+// a time recorded) or disagrees with the service's by more than the window's margin is a
+// note, never a re-send. Past it, the list: no clock can make a send of it.
+async function inWindow(k: Kit, intent: PayoutIntent, list: Lister): Promise<boolean | string> {
+  await list.clock();
+  const local = k.now();
+  const { offset = 0, latest } = k;
+  k.latest = Math.max(latest, local);
+  const age = local + offset - (intent.serviceAt ?? intent.createdAt);
+  if (age >= k.resendWindow) return false;
+  const { margin } = k;
+  const back = `A clock went back (this host's reads ${new Date(local).toISOString()}, earlier than a time already recorded)`;
+  if (local < latest - 1000) return back;
+  if (Math.abs(offset) > margin)
+    return `This host's clock is ${Math.round(Math.abs(offset) / 36e4) / 10} h ${offset > 0 ? 'behind' : 'ahead of'} the service's (its Date)`;
+  return (local > intent.updatedAt - margin && age > -margin) || back;
 }
 
 /** Up to `limit` intents of each of `states` in turn (a page of the store at a time), at most `limit` in all. */

@@ -38,6 +38,11 @@ export interface PayoutIntent {
   updatedAt: number;
   /** When it was last sent (its first send, or a re-send), if ever. */
   sentAt?: number | undefined;
+  /**
+   * The service's time of its first send (its clock, from the `Date` of the answer, or of the
+   * last answer the sending process saw), when known: `resolve()` judges the key window from it.
+   */
+  serviceAt?: number | undefined;
   /** How many times it was sent (re-sends carry the same key). */
   sends: number;
   /** The service's payout id, once known. */

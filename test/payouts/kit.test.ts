@@ -251,6 +251,17 @@ describe('resolve', () => {
     expect(made).toHaveLength(2);
   });
 
+  test('a clock stepped back past the send it recorded (no Date to read: this client has no withResponse): needs review naming the clock, never sent again', async () => {
+    const { payouts, clock, client } = kit({ script: () => 'lost' });
+    await payouts.send({ key: 'k', amount: 4 });
+    clock.now -= 2 * HOUR;
+    const report = await payouts.resolve();
+    expect(report.review.map((i) => [i.key, i.note?.match(/^A clock went back \(this host's reads ([^,]+),/)?.[1]])).toEqual([
+      ['k', new Date(T0 - 2 * HOUR).toISOString()],
+    ]);
+    expect(client.payouts.create).toHaveBeenCalledTimes(1);
+  });
+
   test('retrieve says there is no such payout: needs review', async () => {
     const { payouts, clock, made } = kit({ script: () => ({ status: 'INPROGRESS' }) });
     await payouts.send({ key: 'a', amount: 1 });
@@ -348,6 +359,18 @@ describe('resolve', () => {
         state: 'needs_review',
         note: expect.stringMatching(/matched by a list guess to intents 'b'/),
       });
+    });
+
+    test.each([
+      ['no created_at', undefined],
+      ['a created_at that is no time', 'yesterday'],
+    ])('a listed payout with %s is at no time: never matched by time, needs review', async (_, createdAt) => {
+      const { payouts, clock, made } = kit({ script: () => httpError(504) }); // no payout made for it
+      await payouts.send({ key: 'k', amount: 4 });
+      made.push({ id: crypto.randomUUID(), amount: 4, destination: '255700000001', status: 'SUCCESS', created_at: createdAt as never });
+      clock.now += 25 * HOUR;
+      await payouts.resolve();
+      expect(await payouts.get('k')).toMatchObject({ state: 'needs_review', note: expect.stringMatching(/^No payout/) });
     });
 
     test('a payout outside the time tolerance, or to another destination, is no match', async () => {

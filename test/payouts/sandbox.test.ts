@@ -1,6 +1,7 @@
 // The payout-intent kit against the sandbox over a real socket, on both generations: the
 // sandbox's payout behaviour (settle later, lost answers) and its 24 h key window on an
-// injected clock, with the kit on the same clock.
+// injected clock, with the kit on the same clock, or on clocks of its own (behind, stepped
+// back, agreeing within the margin): the key window is judged on the service's clock.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -147,5 +148,81 @@ describe('against the sandbox over a real socket', () => {
     expect(intent.state).toBe('failed');
     expect(intent.error).toMatch(/payouts/i);
     expect(made()).toBe(0);
+  });
+});
+
+/**
+ * The sandbox on its own clock (`service.ms` ahead of real time) and kits on one store, each on
+ * a clock of its own (`Date.now() + ms()`): the window judged on the service's clock, its Date.
+ */
+async function clocks() {
+  const service = { ms: 0 };
+  const sandbox = (open = await startSandbox({
+    now: () => Date.now() + service.ms,
+    autoRun: true,
+    timeScale: 1,
+    toleranceSeconds: 100 * 3600,
+  }));
+  const store = memoryStore();
+  const kit = (ms: () => number) =>
+    createPayouts({ client: sandbox.clientWith({ maxRetries: 0 }), store, now: () => Date.now() + ms(), settleAfter: 0 });
+  return { ...sandbox, service, kit, made: () => sandbox.mock.state.payouts.size };
+}
+
+describe('the key window on the service clock', () => {
+  test('a resolver 25 h behind the service: the forgotten key is never sent again (the list finds its payout); inside the window, its clock is named, nothing sent', async () => {
+    const { mock, service, kit, made } = await clocks();
+    const sender = kit(() => service.ms);
+    mock.payoutBehaviour({ loseAnswer: 1 });
+    expect((await sender.send({ key: 'c-1', amount: 44 })).state).toBe('unknown');
+    service.ms += 25 * HOUR; // the sandbox has forgotten c-1's key
+    expect((await sender.send({ key: 'c-2', amount: 45 })).state).toBe('unknown');
+    mock.payoutBehaviour({ loseAnswer: 0 });
+    const resolver = kit(() => service.ms - 25 * HOUR); // its clock says c-1 was sent moments ago
+    await resolver.resolve();
+    expect(made()).toBe(2); // one payout per key
+    expect(await resolver.get('c-1')).toMatchObject({ state: 'sent', matchedBy: 'list', sends: 1 });
+    expect(await resolver.get('c-2')).toMatchObject({
+      state: 'needs_review',
+      sends: 1,
+      note: expect.stringMatching(/^This host's clock is 25 h behind the service's .*could pay twice/),
+    });
+  });
+
+  test('a clock stepped back: 25 h later, 3 h back (22 h by its own clock), nothing sent again; one stepped back past a send it recorded is named', async () => {
+    const { mock, service, kit, made } = await clocks();
+    const local = { ms: 0 };
+    const payouts = kit(() => local.ms);
+    expect((await payouts.send({ key: 'b-0', amount: 46 })).state).toBe('sent'); // a Date seen
+    mock.payoutBehaviour({ loseAnswer: 1 });
+    const lost = await payouts.send({ key: 'b-1', amount: 47 });
+    // The service's time of its first send: this process's clock corrected by the last Date it saw.
+    expect(Math.abs(lost.serviceAt! - (lost.sentAt! + service.ms))).toBeLessThan(2_000);
+    service.ms = local.ms = 25 * HOUR;
+    await payouts.send({ key: 'b-2', amount: 48 });
+    mock.payoutBehaviour({ loseAnswer: 0 });
+    local.ms -= 3 * HOUR;
+    await payouts.resolve();
+    expect(made()).toBe(3);
+    expect(await payouts.get('b-1')).toMatchObject({ state: 'sent', matchedBy: 'list', sends: 1 });
+    expect(await payouts.get('b-2')).toMatchObject({ state: 'needs_review', sends: 1, note: expect.stringMatching(/^A clock went back/) });
+  });
+
+  test('clocks that agree within the margin (the sandbox 5 h ahead of real time, the kits 20 and 40 min behind it): inside the window the re-send replays', async () => {
+    const { mock, service, kit, made } = await clocks();
+    service.ms = 5 * HOUR;
+    const sender = kit(() => service.ms - 20 * 60_000);
+    expect((await sender.send({ key: 'a-0', amount: 49 })).state).toBe('sent');
+    mock.payoutBehaviour({ loseAnswer: 1 });
+    const lost = await sender.send({ key: 'a-1', amount: 50 });
+    expect(lost.state).toBe('unknown');
+    // Kept on the service's clock, 20 min after the time its host recorded.
+    expect(Math.abs(lost.serviceAt! - lost.createdAt - 20 * 60_000)).toBeLessThan(2_000);
+    mock.payoutBehaviour({ loseAnswer: 0 });
+    service.ms += 22 * HOUR;
+    const resolver = kit(() => service.ms - 40 * 60_000);
+    expect((await resolver.resolve()).changed).toEqual([{ key: 'a-1', from: 'unknown', to: 'sent' }]);
+    expect(await resolver.get('a-1')).toMatchObject({ matchedBy: 'answer', sends: 2 });
+    expect(made()).toBe(2);
   });
 });
