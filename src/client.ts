@@ -16,6 +16,9 @@ import { SiteInfoResource } from './resources/site-info.js';
 import { routeCaller, type RouteCaller } from './resources/resource.js';
 import type { OpenAPIDocument } from './schemas/openapi.js';
 
+/** How long an `'earlier'` answer holds before generation() asks again (10 minutes). */
+const EARLIER_KEPT_MS = 600_000;
+
 /** Which generation of the service a server runs (see `client.generation()` and docs/generations.md). */
 export type ServiceGeneration = 'current' | 'earlier';
 
@@ -53,17 +56,22 @@ export class PaymentsClient {
   readonly #transport: Transport;
   // The routes by name, over the transport: what the resources hold.
   readonly #routes: RouteCaller;
-  // What this client has learnt of the server's generation: from generation(), or from a
-  // route the server turned out not to have.
+  // What this client has learnt of the server's generation (generation()'s probe, in flight
+  // or answered, or what its calls met), and until when on the monotonic clock: 'current' for
+  // good, 'earlier' for EARLIER_KEPT_MS (one route-not-found 404 may be a proxy's or a deploy's).
   #generation: Promise<ServiceGeneration> | undefined;
+  #until = Infinity;
 
   /** @throws {ConfigurationError} when configuration is missing or contradictory. */
   constructor(options: ClientOptions = {}) {
     this.#options = resolveOptions(options);
     this.#allowBrowser = options.dangerouslyAllowBrowser;
-    // A call that meets a route of the current generation missing: the server is of the earlier one.
-    const onRouteMissing = () => void (this.#generation ??= Promise.resolve('earlier'));
-    this.#transport = new Transport(this.#options, pace(this.#options.pollingBudget), onRouteMissing);
+    // A route of the current generation answered 2xx: the server is of it. One missing: it may
+    // be of the earlier one, unless the client knows better (or its probe is asking).
+    const onRoute = (found: boolean) => {
+      if (found || !this.#generation) this.#generation = Promise.resolve(this.#keep(found ? 'current' : 'earlier'));
+    };
+    this.#transport = new Transport(this.#options, pace(this.#options.pollingBudget), onRoute);
     this.#routes = routeCaller(this.#transport);
     this.payments = new Payments(this.#routes);
     this.balance = new Balance(this.#routes);
@@ -117,10 +125,12 @@ export class PaymentsClient {
   /**
    * Which generation of the service `baseUrl` runs: `'current'` (the spec's routes) or
    * `'earlier'` (the generation deployed today on many servers: `payments.initiate`,
-   * `payments.verify` and `siteInfo.retrieve` only; see docs/generations.md). Asked once per
-   * client and cached: one signed GET of the payment list (`limit=1`), which moves no money,
+   * `payments.verify` and `siteInfo.retrieve` only; see docs/generations.md). Asked when the
+   * client does not know yet, and cached: one signed GET of the payment list (`limit=1`), which moves no money,
    * and when that route is missing, `siteInfo.retrieve` to tell an earlier server from a wrong
-   * `baseUrl`. A call that meets a missing route teaches the client the same for free.
+   * `baseUrl`. A call that meets a missing route teaches the client the same for free, and a
+   * 2xx of a route only the current generation has teaches `'current'`. `'current'` is kept for
+   * the client's life; `'earlier'` for 10 minutes, then asked again (a 404 may be a proxy's).
    *
    * @example
    * ```ts
@@ -131,10 +141,20 @@ export class PaymentsClient {
    * @throws {RouteNotSupportedError} when the server has none of the service's routes (`baseUrl` is wrong).
    */
   generation(options?: RequestOptions): Promise<ServiceGeneration> {
-    return (this.#generation ??= this.#detectGeneration(options).catch((error: unknown) => {
-      this.#generation = undefined;
-      throw error;
-    }));
+    if (performance.now() >= this.#until) this.#generation = undefined;
+    return (this.#generation ??= this.#detectGeneration(options).then(
+      (generation) => this.#keep(generation),
+      (error: unknown) => {
+        this.#generation = undefined;
+        throw error;
+      },
+    ));
+  }
+
+  // Sets how long `generation` holds, and gives it back.
+  #keep(generation: ServiceGeneration): ServiceGeneration {
+    this.#until = generation === 'earlier' ? performance.now() + EARLIER_KEPT_MS : Infinity;
+    return generation;
   }
 
   async #detectGeneration(options: RequestOptions | undefined): Promise<ServiceGeneration> {

@@ -31,10 +31,15 @@ export interface ListPage<T> {
 }
 
 /**
- * A walk that has not ended after this many pages is a server that ignores `offset` or a
- * list growing faster than it is read: it ends in a PaymentsError instead of looping forever.
+ * A walk that has not ended after this many pages, or this many pages' worth of items (of
+ * the `limit` asked for, else the largest page the spec allows), is a server that ignores
+ * `offset` or `limit`, or a list growing faster than it is read: it ends in a PaginationError
+ * instead of looping forever. Items count too: a server that ignores `limit` (400,000 new ids
+ * a page) would take 10,000 pages of them.
  */
 const MAX_PAGES = 10_000;
+/** The largest `limit` the list routes take: the page the item bound counts when none was asked for. */
+const MAX_LIMIT = 100;
 /**
  * Pages in a row that bring nothing new (every id already seen, or the same id-less rows
  * again) before the walk gives up: rows shifted by inserts at the head give a few such
@@ -196,23 +201,25 @@ export class PagePromise<T> extends APIPromise<ListPage<T>> implements AsyncIter
 
   /**
    * Walks the pages by offset until the server says the list ended. Never loops forever:
-   * 10 pages in a row with nothing new, or 10,000 pages in all, end the walk with a
-   * PaginationError.
+   * 10 pages in a row with nothing new, or 10,000 pages in all, or 10,000 × `limit` items
+   * (`limit` 100 when none was asked for), end the walk with a PaginationError.
    */
   async *iterPages(): AsyncGenerator<ListPage<T>, void, undefined> {
     const seen = new Set<string>();
     let page: ListPage<T> = (await this.withResponse()).data;
     let previous: ListPage<T> | undefined;
     let stale = 0;
+    let items = 0;
     for (let count = 1; ; count++) {
       const novelty = whatIsNew(page, previous, seen);
       stale = novelty === 'fresh' ? 0 : stale + 1;
       if (novelty === 'repeat') this.#repeats.add(page);
+      items += page.data.length;
       yield page;
       if (!page.hasNextPage()) return;
-      if (stale >= MAX_STALE_PAGES || count >= MAX_PAGES) {
+      if (stale >= MAX_STALE_PAGES || count >= MAX_PAGES || items >= MAX_PAGES * (page.limit ?? MAX_LIMIT)) {
         const stuck = stale >= MAX_STALE_PAGES;
-        const why = stuck ? `${stale} pages in a row brought nothing new` : `it did not end after ${count} pages`;
+        const why = stuck ? `${stale} pages in a row brought nothing new` : `it did not end after ${count} pages (${items} items)`;
         const offset = page.offset + page.data.length;
         throw new PaginationError(
           stuck ? 'not_advancing' : 'never_ends',

@@ -1,7 +1,8 @@
 // The client's polling budget: a sliding 60 s window of every attempt the client
 // sends. What the SDK sends on its own (waitForOutcome's polls, the fulfilment kit's verifies)
 // first waits for a slot in it; the merchant's own calls are counted and never held (a limit
-// raised on the server must not become a queue in the client).
+// raised on the server must not become a queue in the client). Its clock is monotonic: a
+// wall clock stepped back (NTP, a VM resumed) would freeze the window and the pause.
 
 /** The property a client keeps its pacer under: the fulfilment kit, which may not import the client, finds it there. */
 export const PACE: unique symbol = Symbol.for('business-payments.pace');
@@ -17,8 +18,8 @@ export type Pace = ReturnType<typeof pace>;
 
 /**
  * @internal Paces what the SDK sends on its own within `budget` requests a minute (the client
- * option `pollingBudget`). Its clock is `Date.now` and its waits `setTimeout`: tests move both
- * with fake timers.
+ * option `pollingBudget`). Its clock is `performance.now` and its waits `setTimeout`: tests
+ * move both with fake timers (`toFake: ['performance', 'setTimeout', …]`).
  */
 export function pace(budget: number) {
   // What the SDK may send on its own: 3/4 of the budget (the rest is the merchant's headroom).
@@ -33,6 +34,7 @@ export function pace(budget: number) {
   const given: number[] = [];
   // Until when a 429 pauses the SDK's own sends.
   let until = 0;
+  const clock = () => performance.now();
   const recent = (times: number[], now: number) => {
     while (times[0]! <= now - 60_000) times.shift();
     return times.length;
@@ -41,11 +43,15 @@ export function pace(budget: number) {
     /** Counts a request the client sends (the merchant's, a retry, or one a slot was given for). */
     sent(): void {
       given.shift();
-      if (sends.push(Date.now()) > share) sends.shift();
+      if (sends.push(clock()) > share) sends.shift();
     },
-    /** A 429 came: the SDK's own sends pause for its hint, else a minute (the spec's window). */
-    limited(retryAfterSeconds = 60): void {
-      until = Date.now() + retryAfterSeconds * 1000;
+    /**
+     * A 429 came: the SDK's own sends pause for its hint, else a minute (the spec's window),
+     * and never longer than `maxMs` (the client's `maxRetryAfter`: a hint of a year must not
+     * stop them for a year).
+     */
+    limited(retryAfterSeconds = 60, maxMs = Infinity): void {
+      until = clock() + Math.min(retryAfterSeconds * 1000, maxMs);
     },
     /**
      * Resolves when the SDK may send one request on its own, and counts it; rejects when
@@ -53,8 +59,8 @@ export function pace(budget: number) {
      * the budget (looking again each second); the merchant's own calls never wait here.
      */
     async slot(signal?: AbortSignal): Promise<void> {
-      for (let now; (now = Date.now()) < until || recent(sends, now) + recent(given, now) >= share;) await sleep(1_000, signal);
-      given.push(Date.now());
+      for (let now; (now = clock()) < until || recent(sends, now) + recent(given, now) >= share;) await sleep(1_000, signal);
+      given.push(clock());
     },
   };
 }

@@ -21,8 +21,8 @@ export const sendsKey = (mode: RetryMode): boolean => mode === 'create' || mode 
 /** Modes whose retries are limited to requests that provably never reached the server, or 429. */
 const once = (mode: RetryMode): boolean => mode === 'push' || mode === 'once';
 
-/** Statuses worth another attempt. Never a 3xx: redirects are refused, not retried. */
-const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
+/** Statuses worth another attempt (the SDK's own polls wait for their next slot after one). Never a 3xx: redirects are refused, not retried. */
+export const RETRYABLE_STATUS = [408, 429, 500, 502, 503, 504];
 
 // Error codes (Node/undici, Bun, Deno) that mean no byte reached the server.
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ConnectionRefused']);

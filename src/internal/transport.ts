@@ -12,7 +12,7 @@ import { redactText } from '../core/personal-data.js';
 import { ky } from './ky.js';
 import { checkFetchOptions, LOG_LEVELS, type LogLevel, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { Pace } from './pace.js';
-import { decodeResponse, type DecodeContext } from './parse.js';
+import { bodyError, decodeResponse, type DecodeContext } from './parse.js';
 import { parseErrorJson, readBody } from './read-body.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { retryOptions, sendsKey, type RetryMode } from './retry.js';
@@ -45,6 +45,8 @@ export interface RequestSpec<S extends z.ZodMiniType> {
   failureHint?: ((error: PaymentsError) => string | undefined) | undefined;
   /** The spec shows no response body: an empty 2xx is a success (push). */
   emptyBodyOk?: boolean | undefined;
+  /** The result's field that must name the path id asked for (verify's `trx_id`): an answer about another one is refused. */
+  sameId?: string | undefined;
   /** Query params the SDK adds itself (a page number), sent after the validated ones. */
   query?: Record<string, number> | undefined;
   /** A same-origin URL the server gave (a next-page link): sent instead of path and query. */
@@ -71,16 +73,16 @@ export class Transport {
   readonly #options: ResolvedOptions;
   // Parsed once: errors name its origin until a call has its own URL.
   readonly #baseUrl: URL;
-  // Told when a route of the current generation turns out missing (the client's generation()).
-  readonly #onRouteMissing: (() => void) | undefined;
+  // Told when a route of the current generation answers 2xx (true) or turns out missing (false): the client's generation().
+  readonly #onRoute: ((found: boolean) => void) | undefined;
   /** The client's pacer: every attempt is counted in it, a 429 pauses it, and what the SDK sends on its own waits on it. */
   pace: Pace;
 
-  constructor(options: ResolvedOptions, pace: Pace, onRouteMissing?: () => void) {
+  constructor(options: ResolvedOptions, pace: Pace, onRoute?: (found: boolean) => void) {
     this.#options = options;
     this.#baseUrl = new URL(options.baseUrl);
     this.pace = pace;
-    this.#onRouteMissing = onRouteMissing;
+    this.#onRoute = onRoute;
   }
 
   /** Sends one call through the pipeline; the body is read and validated when data is asked for. */
@@ -177,6 +179,7 @@ export class Transport {
     } catch (cause) {
       throw this.#failed(cause, call);
     }
+    this.#routeOf(spec.operation, true);
     let parsed: Promise<z.output<S>> | undefined;
     // Once: a traced call may read the body before the APIPromise asks for it.
     const parse = () => (parsed ??= this.#read(call, response));
@@ -229,7 +232,19 @@ export class Transport {
       throw this.#failed(cause, call, true);
     }
     try {
-      return decodeResponse(spec.response as S, text, response, context);
+      const data = decodeResponse(spec.response as S, text, response, context);
+      const asked = spec.sameId && String(Object.values(spec.pathParams!)[0]![1]);
+      const said = asked && String((data as Record<string, unknown>)[spec.sameId!]);
+      // An answer about another payment (a proxy's cache, a hostile server) is never returned.
+      // Ids match as the earlier generation matches them: case-insensitively.
+      if (said && said.toLowerCase() !== asked.toLowerCase())
+        throw bodyError(
+          response,
+          context,
+          `the ${spec.sameId} of another payment (${said}, not ${asked}): nothing should be fulfilled from it`,
+          text,
+        );
+      return data;
     } catch (cause) {
       throw this.#failed(cause, call);
     }
@@ -288,8 +303,9 @@ export class Transport {
     if (fetchOptions ?? call.fetchOptions) init = { ...init, ...fetchOptions, ...call.fetchOptions } as RequestInit;
     // async: a fetch that throws synchronously becomes a rejection, so ky clears its timer.
     const response = await fetchImpl(input, init);
-    // A 429 (the merchant's call or the SDK's own) pauses what the SDK sends on its own.
-    if (response.status === 429) this.pace.limited(retryAfterSeconds(response.headers));
+    // A 429 (the merchant's call or the SDK's own) pauses what the SDK sends on its own, for
+    // no longer than the wait the client would retry after (maxRetryAfter).
+    if (response.status === 429) this.pace.limited(retryAfterSeconds(response.headers), this.#options.maxRetryAfter);
     if (this.#logs('info')) {
       this.log('info', `${input.method} ${call.pathWithQuery} → ${response.status} in ${Date.now() - started} ms`);
     }
@@ -315,9 +331,14 @@ export class Transport {
   /** Maps a failure to its SDK error and logs it (API errors at warn, the rest at error). */
   #failed(cause: unknown, call: CallInfo, reading = false): PaymentsError {
     const error = callError(cause, call, reading);
-    if (error instanceof RouteNotSupportedError && !EARLIER_GENERATION_OPERATIONS.includes(call.operation)) this.#onRouteMissing?.();
+    if (error instanceof RouteNotSupportedError) this.#routeOf(call.operation, false);
     this.log(error instanceof APIError ? 'warn' : 'error', `${call.operation} failed: ${error.message}`);
     return error;
+  }
+
+  /** Tells the client what a route of the current generation (not one of the earlier generation's three) met. */
+  #routeOf(operation: string, found: boolean): void {
+    if (!EARLIER_GENERATION_OPERATIONS.includes(operation)) this.#onRoute?.(found);
   }
 
   /** Whether `level` is logged: checked before building a costly line. */

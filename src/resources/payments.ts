@@ -1,8 +1,9 @@
 import type { APIPromise } from '../core/api-promise.js';
-import { APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, InvalidParamsError } from '../core/error.js';
 import type { PagePromise } from '../core/pagination.js';
 import { MAX_TIMEOUT_MS, type RequestOptions } from '../internal/options.js';
 import { sleep, type Pace } from '../internal/pace.js';
+import { RETRYABLE_STATUS } from '../internal/retry.js';
 import type {
   Payment,
   PaymentCreateParams,
@@ -60,7 +61,11 @@ export class Payments extends APIResource {
     return this._client.post('payments.push', trxId, params ?? {}, options);
   }
 
-  /** Verifies a transaction server-side before fulfilment (GET /api/v1/verify-payment/{trxId}). */
+  /**
+   * Verifies a transaction server-side before fulfilment (GET /api/v1/verify-payment/{trxId}).
+   * An answer for another payment (its `trx_id` is not `trxId`, compared case-insensitively)
+   * is refused with a `ResponseValidationError`, never returned.
+   */
   verify(trxId: string, options?: RequestOptions): APIPromise<VerifiedTransaction> {
     return this._client.get('payments.verify', trxId, options);
   }
@@ -134,8 +139,10 @@ export class Payments extends APIResource {
       if (outcome) return outcome;
       const last = poll.last;
       const status = last === undefined ? 'not verified yet' : `still ${last}`;
+      // The last failure the polls waited through, if any, says why (a 429, a 5xx).
       const error = new APITimeoutError(
         `payments.waitForOutcome: ${trxId} is ${status} after ${timeout} ms; treat it as not paid yet, and check again later or wait for the webhook.`,
+        { cause: poll.error },
       );
       throw Object.assign(error, { lastStatus: last });
     } catch (cause) {
@@ -161,10 +168,17 @@ export class Payments extends APIResource {
     const pace = this._client.pace;
     for (;;) {
       await pace.slot(signal);
-      const transaction = await this.verify(trxId, { signal });
-      const status = (poll.last = transaction.status);
-      if (status === 'success') return transaction;
-      if (status === 'failed') return this.#withFailure(transaction, signal, pace);
+      // One send per slot: no retries under it. A failure ky would retry for a read (a 429,
+      // which pauses the pacer, a 408 or 5xx, a connection) waits for the next slot instead.
+      const transaction = await this.verify(trxId, { signal, maxRetries: 0 }).catch((error: unknown) => {
+        if (!passing(error)) throw error;
+        poll.error = error;
+      });
+      if (transaction) {
+        const status = (poll.last = transaction.status);
+        if (status === 'success') return transaction;
+        if (status === 'failed') return this.#withFailure(transaction, signal, pace);
+      }
       await sleep(Math.min(...poll), signal);
     }
   }
@@ -178,7 +192,7 @@ export class Payments extends APIResource {
       return { ...transaction, failure_message: transaction.failure_message ?? transaction.message ?? null };
     const record = await pace
       .slot(signal)
-      .then(() => this.retrieve(transaction.trx_id, { signal }))
+      .then(() => this.retrieve(transaction.trx_id, { signal, maxRetries: 0 }))
       .catch(() => undefined);
     if (typeof record?.failure_reason !== 'string') return transaction;
     // failure_message is not in the record's documented shape: read only when a server sends it.
@@ -187,12 +201,18 @@ export class Payments extends APIResource {
   }
 }
 
+/** A failure ky retries for a read (a 429, a 408 or 5xx, a connection that failed, an attempt past its timeout). */
+const passing = (error: unknown): boolean =>
+  error instanceof APIConnectionError || (error instanceof APIError && RETRYABLE_STATUS.includes(error.status));
+
 /** The verify loop of one payment, shared by a client's waits on it: the interval of each wait there now. */
 interface Poll extends Array<number> {
   /** The outcome, or the error that ended the loop. */
   done: Promise<PaymentOutcome>;
   /** The last status verify returned. */
   last?: string | undefined;
+  /** The last failure a poll waited through (a 429, a 5xx, a connection). */
+  error?: unknown;
   /** Aborted when the last wait leaves: ends the loop. */
   stop: AbortController;
 }

@@ -41,6 +41,8 @@ export interface ClientRoute {
   httpsInProduction?: readonly string[];
   /** The spec shows no response body: an empty 2xx is a success. */
   emptyBodyOk?: boolean;
+  /** The result's field that must name the path id asked for: an answer about another one is refused. */
+  sameId?: string;
   /** Words added to the message of an error from this route. */
   failureHint?: (error: PaymentsError) => string | undefined;
 }
@@ -92,7 +94,13 @@ export const CLIENT_ROUTES = {
     emptyBodyOk: true,
     provisional: RESULT,
   },
-  'payments.verify': { method: 'GET', path: '/api/v1/verify-payment/{trxId}', id: pathId, result: payments.VerifiedTransaction },
+  'payments.verify': {
+    method: 'GET',
+    path: '/api/v1/verify-payment/{trxId}',
+    id: pathId,
+    result: payments.VerifiedTransaction,
+    sameId: 'trx_id',
+  },
   'payments.initiate': {
     method: 'POST',
     path: '/api/v1/initiate-payment',

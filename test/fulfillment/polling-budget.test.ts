@@ -59,7 +59,7 @@ describe('the kit asks the client’s pacer before each verify it sends on its o
 });
 
 test('reconcile of 45 payments against the sandbox at 20 requests a minute (pollingBudget 20): 0 429s, every payment settled', async () => {
-  vi.useFakeTimers({ now: START, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  vi.useFakeTimers({ now: START, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
   const log: MockRequestLogEntry[] = [];
   const mock = createMockService({
     rateLimitPerMinute: 20,

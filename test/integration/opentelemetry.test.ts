@@ -183,7 +183,9 @@ describe('no secret, signature or phone number in any published message or span'
     }
     // waitForOutcome polls verify: its calls are traced one span each, so count at least one per call.
     expect(spans().length).toBeGreaterThanOrEqual(made);
-    expect(spans().filter((span) => span.events.some((event) => event.name === 'retry')).length).toBeGreaterThanOrEqual(calls.length);
+    // Every call but waitForOutcome retries its 429 (one event); a poll is sent once per slot, so
+    // its 429 waits for the next poll instead of a retry.
+    expect(spans().filter((span) => span.events.some((event) => event.name === 'retry')).length).toBeGreaterThanOrEqual(calls.length - 1);
     expect(spans().some((span) => span.status.code === SpanStatusCode.ERROR)).toBe(true);
 
     // The fulfillment kit: a signed delivery of a real paid payment, a forged one, handleVerified, reconcile.

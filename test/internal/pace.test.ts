@@ -1,7 +1,7 @@
 // The polling budget's pacer (src/internal/pace.ts): a sliding 60 s window of every
 // send, the 3/4 share of what the SDK sends on its own, the pause after a 429, and a property
 // test over random sends, polls, 429s and time steps. Time is virtual (fake timers move
-// Date.now and setTimeout together).
+// performance.now, the pacer's clock, Date.now and setTimeout together).
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, PaymentsClient } from '../../src/index.js';
@@ -9,7 +9,7 @@ import { pace, PACE, type Pace, type Paced } from '../../src/internal/pace.js';
 import { START } from '../support/fake-api.js';
 
 beforeEach(() => {
-  vi.useFakeTimers({ now: START, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  vi.useFakeTimers({ now: START, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
 });
 afterEach(() => vi.useRealTimers());
 

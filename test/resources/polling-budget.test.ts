@@ -10,7 +10,7 @@ import { gaps, rejection, settle } from '../support/assertions.js';
 import { START } from '../support/fake-api.js';
 
 beforeEach(() => {
-  vi.useFakeTimers({ now: START, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  vi.useFakeTimers({ now: START, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
   vi.spyOn(Math, 'random').mockReturnValue(0.5);
 });
 afterEach(() => {
