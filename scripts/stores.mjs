@@ -1,6 +1,8 @@
 // The fulfillment stores on real servers (CI): the conformance suite
 // (test/fulfillment/conformance.ts) for postgresStore over a `pg` Pool on a PostgreSQL server,
-// and redisStore over node-redis and over ioredis on a Redis server. Both servers are
+// and redisStore over node-redis and over ioredis on a Redis server, and the SIGSTOP cases
+// (test/fulfillment/sigstop.ts: a real process holding a claim, paused for twice its lease while
+// another process handles the same delivery; about 4 s a store). Both servers are
 // throwaways: fresh data directories under the temp dir, loopback ports picked free, started
 // here and stopped (directories removed) whatever happens. One line per store; exit 1 if any
 // failed.
@@ -37,7 +39,8 @@ try {
     testTimeout: 30_000,
     hookTimeout: 30_000,
   });
-  // One line per store: each top-level suite of the file is one store's conformance run.
+  // One line per store: each top-level suite of the file is one store's conformance run (or
+  // one store's SIGSTOP case).
   const modules = vitest.state.getTestModules();
   const suites = modules.flatMap((module) => [...module.children.suites()]);
   if (!suites.length) failed = true;

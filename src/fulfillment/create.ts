@@ -14,6 +14,7 @@ import { bodyOf } from './body.js';
 import { ATTEMPT, errorClass, messageOf, named, remember, settler, text, trace, verified } from './settle.js';
 import type {
   Fulfillment,
+  FulfilledTransaction,
   FulfillmentClient,
   FulfillmentOptions,
   FulfillmentTrace,
@@ -23,7 +24,7 @@ import type {
   SettleResult,
   WebhookAnswer,
 } from './types.js';
-import { sinceWindow } from './window.js';
+import { sinceMs, sinceWindow } from './window.js';
 
 // Not settled: busy elsewhere, or pending at the service (the service delivers again).
 const open = (result: SettleResult | 'queued') => result === 'busy' || result === 'pending';
@@ -112,23 +113,48 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
     }) as Fulfillment['handleWebhook'],
     store,
     handleVerified: (transaction, opts) =>
-      keepUnsettled(store, transaction?.trx_id, opts?.merchantRef, lease, settleTraced('handleVerified', transaction, opts?.merchantRef)),
+      keepUnsettled(store, transaction, opts?.merchantRef, lease, (ref) => settleTraced('handleVerified', transaction, ref)),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => settleTraced('reconcile', tx, ref)),
-    newAttempt: (orderRef) => newAttempt(store, orderRef),
+    newAttempt: (orderRef) => newAttempt(store, orderRef, lease),
   };
 }
 
-// A new attempt at an order: its count from the store, as `<order>~a<n>`.
-async function newAttempt(store: FulfillmentStore, orderRef: string): Promise<PaymentAttempt> {
+// Where the kit records each attempt it hands out: `attempt:<ref_trx>` (apart from the count,
+// `attempts:<order>`).
+const MADE = 'attempt:';
+
+// A new attempt at an order, `<order>~a<n>`: n from the store's count, and the attempt recorded
+// under its own key (a claim completed at once). A number recorded already (or being recorded)
+// is passed over and the count taken again, so a count the store lost (its key evicted or
+// deleted) never hands out a used ref_trx and key again. (A store that lost everything knows
+// nothing: see docs/fulfillment.md.) A store whose claims never succeed fails after 1,000 tries.
+async function newAttempt(store: FulfillmentStore, orderRef: string, lease: number): Promise<PaymentAttempt> {
   if (typeof orderRef !== 'string' || !orderRef.trim())
     throw new PaymentsError('fulfillment.newAttempt(orderRef): pass your order reference (a non-empty string)');
   if (!store.attempt) throw new ConfigurationError('fulfillment.newAttempt: this store has no attempt()');
-  const attempt = await store.attempt(orderRef);
-  const ref_trx = `${orderRef}~a${attempt}`;
-  // The service takes a ref_trx of at most 60 characters.
-  if (ref_trx.length > 60)
-    throw new PaymentsError(`fulfillment.newAttempt: '${ref_trx}' is longer than ref_trx's 60 characters: use a shorter order reference`);
-  return { ref_trx, idempotencyKey: ref_trx, attempt };
+  for (let tries = 0; tries < 1_000; tries++) {
+    const attempt = await store.attempt(orderRef);
+    const ref_trx = `${orderRef}~a${attempt}`;
+    // The service takes a ref_trx of at most 60 characters.
+    if (ref_trx.length > 60)
+      throw new PaymentsError(`fulfillment.newAttempt: '${ref_trx}' is longer than ref_trx's 60 characters: use a shorter order reference`);
+    const found = await store.claim(MADE + ref_trx, lease);
+    // Recorded now (a claim whose lease ran out before it completed may be another's: passed over too).
+    if ('claimed' in found && ((await found.claimed.complete('made')) as boolean | undefined) !== false)
+      return { ref_trx, idempotencyKey: ref_trx, attempt };
+  }
+  throw new PaymentsError(`fulfillment.newAttempt: no claim of the store's succeeded in 1,000 tries`);
+}
+
+// Whether this store made the attempt `ref` names: its count reached it, or the attempt's own
+// record is there (the count may have been lost). A reference of another form is its own order.
+async function made(store: FulfillmentStore, ref: string): Promise<boolean> {
+  const attempt = ATTEMPT.exec(ref);
+  return (
+    !attempt ||
+    Number((await store.outcome(`attempts:${attempt[1]}`)) ?? 0) >= Number(attempt[2]) ||
+    (await store.outcome(MADE + ref)) !== undefined
+  );
 }
 
 // An inbox record's id: the event's, or for an IPN (which has none) its payment and outcome;
@@ -138,19 +164,26 @@ const deliveryId = (event: WebhookEvent): string => {
   return typeof event.id === 'string' ? event.id : typeof trxId === 'string' ? `ipn:${trxId}:${String(event.type)}` : crypto.randomUUID();
 };
 
+// handleVerified. The payment's order comes from the reference the service sent: the
+// transaction's own, else the one recorded for its trx_id (an earlier-generation IPN's, recorded
+// as it came, or the first report's that could not settle); the caller's only where there is
+// neither (verify's answer carries none, on either generation).
 // A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
 // trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
 // that payment again (its IPN is sent once, and it has no payment list).
 async function keepUnsettled(
   store: FulfillmentStore,
-  trxId: unknown,
-  ref: string | undefined,
+  tx: VerifiedTransaction,
+  caller: string | undefined,
   lease: number,
-  settling: Promise<SettleResult>,
+  settle: (ref: string | undefined) => Promise<SettleResult>,
 ): Promise<SettleResult> {
+  const trxId = tx?.trx_id;
+  const recorded = typeof trxId === 'string' && !(tx as FulfilledTransaction).merchant_ref && (await store.outcome(`ref:${trxId}`));
+  const ref = recorded || caller;
   const keep = () => (typeof trxId === 'string' ? remember(store, trxId, ref, lease) : undefined);
   try {
-    const result = await settling;
+    const result = await settle(ref);
     if (open(result)) await keep();
     return result;
   } catch (error) {
@@ -210,7 +243,9 @@ async function answerDelivery(
 }
 
 // Each payment in the window not settled yet is verified and settled, but one this app never
-// made: an attempt reference `newAttempt` never counted (listed as unknown). Any other reference
+// made: an attempt reference neither counted nor recorded by `newAttempt` (listed as unknown),
+// so a count the store lost still settles its order's payments (the order's one-payment rule
+// with them). `since` is checked before any call. Any other reference
 // is taken as an order id (the pattern before attempts), and none as unknown here (the list may
 // not show references). A payment without a readable creation time (NaN, never less or more) is
 // checked: better a verify than a miss.
@@ -221,14 +256,13 @@ async function reconcile(
   settle: (tx: VerifiedTransaction, merchantRef: string | undefined) => Promise<SettleResult>,
 ): Promise<ReconcileReport> {
   const { since, olderThan = 600_000 /* 10 minutes */, signal, onProgress } = options;
-  const from = +since;
+  const from = sinceMs(since);
   const until = Date.now() - olderThan;
   const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [], unknown: [], review: [] };
   // The lists are bounded (the counts are not): a run over a long history keeps little.
   const note = <T>(list: T[], item: T) => list.length < 1_000 && list.push(item);
   const check = async (trxId: string, merchantRef: string | undefined) => {
-    const attempt = merchantRef && ATTEMPT.exec(merchantRef);
-    if (attempt && Number((await store.outcome(`attempts:${attempt[1]}`)) ?? 0) < Number(attempt[2])) return note(report.unknown, trxId);
+    if (merchantRef && !(await made(store, merchantRef))) return note(report.unknown, trxId);
     report.checked++;
     try {
       const tx = await verified(client, trxId);

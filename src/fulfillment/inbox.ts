@@ -7,25 +7,27 @@ import type { DrainReport, Fulfillment, FulfillmentOptions, FulfillmentTrace, Se
 import { messageOf, trace } from './settle.js';
 import type { FulfillmentStore, InboxNext, InboxStore } from './store.js';
 
-type FromEvent = (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void) => Promise<SettleResult>;
+type FromEvent = (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void, signal?: AbortSignal) => Promise<SettleResult>;
 
 /** `processOne` (the due record `id`, else the oldest due one) and the inbox methods of the kit. */
 // A record busy elsewhere is no failure (its holder renews its claim): it is looked at again a
-// third of a lease on. A failure is due again after the backoff, or dead at maxAttempts. drain()
-// counts each processed record: `done`, `dead`, or `pending` again (retried).
+// third of a lease on. A failure is due again after the backoff, or dead at maxAttempts; one that
+// came of `signal` aborting (drain(), work(): a verify waiting for its slot) is no failure, and is
+// due again at once. drain() counts each processed record: `done`, `dead`, or `pending` again
+// (retried).
 export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore, lease: number, fromEvent: FromEvent) {
   const inbox = (): InboxStore => {
     if (!store.inbox) throw new ConfigurationError('fulfillment: this store has no inbox');
     return store.inbox;
   };
-  const processOne = async (id?: string): Promise<InboxNext | undefined> => {
+  const processOne = async (id?: string, signal?: AbortSignal): Promise<InboxNext | undefined> => {
     const taken = await inbox().take(lease, id);
     if (!taken) return undefined;
     const { attempts } = taken;
     let next: InboxNext;
     try {
       const result = await trace('inbox', options.environment, (info) =>
-        fromEvent(JSON.parse(taken.event) as WebhookEvent, info, () => {}),
+        fromEvent(JSON.parse(taken.event) as WebhookEvent, info, () => {}, signal),
       );
       if (result === 'pending') throw new Error('the service says neither success nor failed yet');
       next = result === 'busy' ? { state: 'pending', attempts, delayMs: lease / 3 } : { state: 'done', attempts };
@@ -33,8 +35,9 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
       const { maxAttempts = 8, retryDelay = backoff } = options;
       const failures = attempts + 1;
       const message = messageOf(error);
-      next =
-        failures < maxAttempts
+      next = signal?.aborted
+        ? { state: 'pending', attempts, error: taken.error }
+        : failures < maxAttempts
           ? { state: 'pending', attempts: failures, delayMs: retryDelay(failures), error: message }
           : { state: 'dead', attempts: failures, error: message };
     }
@@ -43,7 +46,7 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
   };
   const drain: Fulfillment['drain'] = async ({ signal, limit = 1_000 } = {}) => {
     const report: DrainReport = { processed: 0, done: 0, retried: 0, dead: 0 };
-    for (let next; report.processed < limit && !signal?.aborted && (next = await processOne()); report.processed++) {
+    for (let next; report.processed < limit && !signal?.aborted && (next = await processOne(undefined, signal)); report.processed++) {
       report[next.state === 'pending' ? 'retried' : (next.state as 'done' | 'dead')]++;
     }
     return report;
@@ -101,8 +104,11 @@ function inProcess(processOne: (id: string) => Promise<Pick<InboxNext, 'state' |
 // 10 s, 20 s, 40 s … at most an hour, each ±20 % so that records failed together spread out.
 const backoff = (attempts: number) => Math.min(3_600_000, 10_000 * 2 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
 
+// The worker's idle pause: `ms`, or until `signal` aborts; its listener goes with it either way
+// (one left per pause would be 86,400 a day on a worker's signal).
 const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
+    const timer = setTimeout(done, signal.aborted ? 0 : ms);
+    signal.addEventListener('abort', done);
   });

@@ -6,7 +6,7 @@
 // The inbox lives under `<prefix>{inbox}:` (see redisStore), timed on the Redis server's clock;
 // the payout intents under `<prefix>{payouts}:` (src/payouts/redis.ts).
 import { redisIntents } from '../payouts/redis.js';
-import type { ClaimResult, FulfillmentStore, InboxRecord, InboxState, InboxStore } from './store.js';
+import type { ClaimResult, FulfillmentStore, InboxRecord, InboxState, InboxStore, StoreClaim } from './store.js';
 
 /** A node-redis (4+) client or cluster: `createClient()`, `createCluster()`. */
 export interface NodeRedisClientLike {
@@ -54,16 +54,16 @@ const FORGET = `return redis.call('ZREM',KEYS[1],ARGV[1])`;
 const CLAIM = `if redis.call('SET',KEYS[1],ARGV[1],'NX','PX',ARGV[2]) then return ARGV[1] end
 return redis.call('GET',KEYS[1])`;
 
-// End or renew a claim: only while the key is still ours, or free again (our lease ran out and
-// no one took over: the handler did finish, or is still running). ARGV[2] '' releases, else it
-// is the value to set (the outcome marker, or our token to renew), kept for ARGV[3] ms ('' =
-// no expiry).
+// End or renew a claim: only while the key is still ours (1), or free again (2: our lease ran
+// out and no one holds it now: the handler did finish, or is still running; but another may have
+// claimed and released it meanwhile). ARGV[2] '' releases, else it is the value to set (the
+// outcome marker, or our token to renew), kept for ARGV[3] ms ('' = no expiry). 0: another's.
 const END = `local v=redis.call('GET',KEYS[1])
 if v and v~=ARGV[1] then return 0 end
 if ARGV[2]=='' then redis.call('DEL',KEYS[1])
 elseif ARGV[3]=='' then redis.call('SET',KEYS[1],ARGV[2])
 else redis.call('SET',KEYS[1],ARGV[2],'PX',ARGV[3]) end
-return 1`;
+return v and 1 or 2`;
 
 // The order's attempt count, kept as an outcome (`done:<n>`) so that outcome() reads it; no expiry.
 const ATTEMPT = `local n=(tonumber(string.match(redis.call('GET',KEYS[1]) or '','^done:(%d+)$')) or 0)+1
@@ -143,10 +143,13 @@ const record = (reply: unknown[], i: number): InboxRecord => ({
  * than its lease: the kit renews the claim every third of the lease while it runs. What it
  * cannot: Redis is not in a transaction with your database, so a process that crashes inside
  * `onPaid` (after shipping, before the outcome is recorded) leaves its claim to run out after
- * the lease, and the next delivery runs `onPaid` again; and a process frozen for longer than
- * its lease (a paused VM) may find, once it resumes, that another ran the handler meanwhile.
- * Make `onPaid` idempotent on `trx_id`, or use `postgresStore` and write through `ctx.db` for
- * exactly once across crashes.
+ * the lease, and the next delivery runs `onPaid` again; and a process paused for longer than
+ * its lease (SIGSTOP, a paused VM or container) loses its claim while `onPaid` runs: another
+ * process may claim the payment and run `onPaid` too. The paused holder then says so: its
+ * `complete` resolves `false`, and the kit answers with an error (`lease lost on …`, logged at
+ * warn; a webhook in the request gets a 500), never `ran`. To close it, make `onPaid`
+ * idempotent on `ctx.effectKey` (the same for both runs), or use `postgresStore` and write
+ * through `ctx.db` for exactly once across crashes and pauses.
  *
  * The inbox's keys are `<prefix>{inbox}:…` (records, per-state lists, the due set, a
  * sequence): the `{inbox}` hash tag keeps them in one slot of a Redis Cluster, so each step
@@ -195,16 +198,7 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
       const lease = ms(leaseMs);
       const held = text(await run(CLAIM, [key], [token, lease]));
       if (held !== token) return held.startsWith(DONE) ? { done: held.slice(DONE.length) } : { busy: true };
-      let ended = false;
-      const set = (value: string, px: string) => yes(run(END, [key], [token, value, px]));
-      const end = async (value: string) => {
-        ended = true;
-        await set(value, keepDoneMs ? ms(keepDoneMs) : '');
-      };
-      // renew sets our token again for a lease from now; never once ended (a released key is free too).
-      return {
-        claimed: { complete: (outcome) => end(DONE + outcome), release: () => end(''), renew: async () => !ended && set(token, lease) },
-      };
+      return { claimed: holding(run, key, token, lease, keepDoneMs ? ms(keepDoneMs) : '') };
     },
     outcome,
     async remember(key) {
@@ -229,6 +223,29 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
     attempt: async (order) => Number(text(await run(ATTEMPT, [`attempts:${order}`], []))),
     inbox: redisInbox(run),
     payouts: redisIntents(run),
+  };
+}
+
+// A won claim, fenced by its token: END's answers (0 another's, 1 ours, 2 free again) say whether
+// it still is. renew sets our token again for a lease from now, never once ended (a released key
+// is free too); complete resolves `false` once the key was ever found free again (our lease ran
+// out: another may have claimed it meanwhile) or another's, so the kit never says `ran` for it.
+function holding(run: Run, key: string, token: string, lease: string, keep: string): StoreClaim<undefined> {
+  let ended = false;
+  let lapsed = false;
+  const set = async (value: string, px: string) => {
+    const reply = text(await run(END, [key], [token, value, px]));
+    lapsed ||= reply === '2';
+    return reply !== '0';
+  };
+  const end = async (value: string) => {
+    ended = true;
+    return (await set(value, keep)) && !lapsed;
+  };
+  return {
+    complete: (outcome) => end(DONE + outcome),
+    release: async () => void (await end('')),
+    renew: async () => !ended && set(token, lease),
   };
 }
 

@@ -20,42 +20,27 @@ import type {
 import type { FulfillmentStore, StoreClaim } from './store.js';
 import { listened, traced, tracingChannel } from '../internal/trace.js';
 
-/** What a handler gets beside its value, but the store's `db`. */
-export type Context = Omit<FulfillmentContext, 'db'>;
+/** What a handler gets beside its value, but what its claim gives (`db`, `effectKey`, `signal`). */
+export type Context = Omit<FulfillmentContext, 'db' | 'effectKey' | 'signal'>;
 
-// The body of a claim: `held` are the claims renewed while it runs (it may add its own).
-type Body = (claimed: StoreClaim, held: StoreClaim[]) => Promise<string | undefined>;
+// The body of a claim: `held` are the claims renewed while it runs (it may add its own), `signal`
+// the handler's (aborted when the kit stops waiting for it).
+type Body = (claimed: StoreClaim, held: StoreClaim[], signal: AbortSignal) => Promise<string | undefined>;
+type Run = (key: string, body: Body) => Promise<SettleResult>;
 type Once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Context) => Promise<SettleResult>;
 
 /** `<order>~a<n>`: what newAttempt makes, and how a payment finds its order again. */
 export const ATTEMPT = /^(.+)~a(\d+)$/;
 
 /** The kit's settlement, `[settle, fromEvent]`: a verified transaction, or a verified webhook event. */
-// `run` claims `key` and runs `body` in it, renewing the claim (and any `body` holds) every third
-// of the lease while it runs, so a slow handler is never run twice; `body` gives the outcome to
-// record, or undefined (also when it throws) to release the claim. `settle` refuses a
-// transaction without trx_id (every such call would share one key, `payment:undefined`), and
-// gives the handlers the reference the service sent over the caller's (a return page's URL is
-// anyone's to write).
+// `settle` refuses a transaction without trx_id (every such call would share one key,
+// `payment:undefined`), and gives the handlers the reference the service sent over the caller's
+// (a return page's URL is anyone's to write). Each handler gets `effectKey`, `<key>:<outcome>`:
+// the same for every run of it, wherever it runs.
 export function settler(options: FulfillmentOptions, store: FulfillmentStore, lease: number) {
-  const run = async (key: string, body: Body): Promise<SettleResult> => {
-    const result = await store.claim(key, lease);
-    if (!('claimed' in result)) return 'busy' in result ? 'busy' : 'done';
-    const { claimed } = result;
-    const held = [claimed];
-    const renewing = setInterval(() => held.map((claim) => void claim.renew?.().catch(() => {})), lease / 3);
-    (renewing as { unref?: () => void }).unref?.();
-    let outcome: string | undefined;
-    try {
-      outcome = await body(claimed, held);
-    } finally {
-      clearInterval(renewing);
-      await (outcome === undefined ? claimed.release() : claimed.complete(outcome));
-    }
-    return 'ran';
-  };
+  const run = runner(options, store, lease);
   const once: Once = (key, outcome, handler, value, context) =>
-    run(key, async ({ db }) => (await handler?.(value, { ...context, db }), outcome));
+    run(key, async ({ db }, _, signal) => (await handler?.(value, { ...context, db, effectKey: `${key}:${outcome}`, signal }), outcome));
   const paid = paying(options, store, lease, run, once);
   const settle = async (
     tx: VerifiedTransaction,
@@ -76,7 +61,13 @@ export function settler(options: FulfillmentOptions, store: FulfillmentStore, le
           ? await once(`payment:${trxId}`, status, options.onFailed, value, context)
           : 'pending');
   };
-  const fromEvent = async (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void): Promise<SettleResult> => {
+  // `signal` (drain(), work()) ends a wait for a verify's slot.
+  const fromEvent = async (
+    event: WebhookEvent,
+    info: FulfillmentTrace,
+    recorded: () => void,
+    signal?: AbortSignal,
+  ): Promise<SettleResult> => {
     const data = event.data as { trx_id?: unknown; merchant_ref?: unknown } | null | undefined;
     const trxId = data?.trx_id;
     const { onEvent } = options;
@@ -88,33 +79,87 @@ export function settler(options: FulfillmentOptions, store: FulfillmentStore, le
       // that whatever happens next, `reconcile` finds it (that generation has no payment list).
       if (event.format === 'legacy' && (await remember(store, trxId, text(data!.merchant_ref), lease))) recorded();
       // Verified before any handler: the event says what happened, the service confirms it.
-      return settle(await verified(options.client, trxId), text(data!.merchant_ref), context, info);
+      return settle(await verified(options.client, trxId, signal), text(data!.merchant_ref), context, info);
     }
     if (!onEvent) return 'ran';
     // An event without an id cannot be de-duplicated: it runs each time it comes.
-    if (typeof event.id !== 'string') return (await onEvent(event, { ...context, db: undefined }), 'ran');
+    if (typeof event.id !== 'string') return (await onEvent(event, unclaimed(context)), 'ran');
     return once(`event:${event.id}`, 'handled', onEvent, event, context);
   };
   return [settle, fromEvent] as const;
 }
 
+// The context of a handler run without a claim (an event without an id): an effectKey of its own
+// (it runs each time it comes), a signal that never aborts.
+const unclaimed = (context: Context) => ({
+  ...context,
+  db: undefined,
+  effectKey: `event:${crypto.randomUUID()}`,
+  signal: new AbortController().signal,
+});
+
+// `run` claims `key` and runs `body` in it, renewing the claim (and any `body` holds) every third
+// of the lease while it runs, so a slow handler is never run twice; `body` gives the outcome to
+// record, or undefined (also when it throws) to release the claim. The kit waits for it
+// `handlerTimeout` at most: then it aborts the handler's signal and fails this attempt, but the
+// claim stays held and renewed until the body does end (releasing it would let a second run start
+// beside one that may still act), and the key's attempts here fail at once meanwhile, so that an
+// inbox record goes dead rather than busy for ever. A claim that complete() says was lost (its
+// lease ran out before the body ended: on Redis, another may have run it too) is no `ran`.
+function runner(options: FulfillmentOptions, store: FulfillmentStore, lease: number): Run {
+  const limit = Math.min(options.handlerTimeout ?? 300_000, 2 ** 31 - 1); // 5 minutes
+  const late = new Set<string>();
+  const overdue = (key: string) =>
+    new PaymentsError(`fulfillment: the handler for ${key} outlived handlerTimeout (${limit} ms); its claim is held until it returns`);
+  return async (key, body) => {
+    if (late.has(key)) throw overdue(key);
+    const result = await store.claim(key, lease);
+    if (!('claimed' in result)) return 'busy' in result ? 'busy' : 'done';
+    const { claimed } = result;
+    const held = [claimed];
+    const stop = new AbortController();
+    const renewing = setInterval(() => held.map((claim) => void claim.renew?.().catch(() => {})), lease / 3);
+    (renewing as { unref?: () => void }).unref?.();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = (async () => {
+      let outcome: string | undefined;
+      // `false`: the claim was no longer this holder's (a store that cannot tell resolves nothing).
+      let kept: boolean | undefined;
+      try {
+        outcome = await body(claimed, held, stop.signal);
+      } finally {
+        clearInterval(renewing);
+        clearTimeout(timer);
+        late.delete(key);
+        kept = (await (outcome === undefined ? claimed.release() : claimed.complete(outcome))) as boolean | undefined;
+      }
+      return kept;
+    })();
+    ended.catch(() => {}); // it may end after the kit stopped waiting
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => (reject(overdue(key)), late.add(key), stop.abort()), limit);
+    });
+    if ((await Promise.race([ended, timedOut])) === false) {
+      const message = `fulfillment: lease lost on ${key} while its handler ran: another process may have run it too`;
+      console.warn(`[business-payments] ${message}`);
+      throw new PaymentsError(message);
+    }
+    return 'ran';
+  };
+}
+
 // A successful payment, once: in the payment's claim, and when its order is known in the
 // order's too (nested: on Postgres in the same transaction), whose outcome is the paying
 // trx_id. Another trx_id there means the order was paid by another attempt: a review.
-function paying(
-  options: FulfillmentOptions,
-  store: FulfillmentStore,
-  lease: number,
-  run: (key: string, body: Body) => Promise<SettleResult>,
-  once: Once,
-) {
+function paying(options: FulfillmentOptions, store: FulfillmentStore, lease: number, run: Run, once: Once) {
   return async (value: FulfilledTransaction, context: Context): Promise<SettleResult> => {
     const { trx_id: trxId, order_ref: order } = value;
     let ran = false;
     let reason: string | undefined;
     let expected: ExpectedPrice | undefined;
-    const result = await run(`payment:${trxId}`, async (claimed, held) => {
-      const ctx = { ...context, db: claimed.db };
+    const key = `payment:${trxId}`;
+    const result = await run(key, async (claimed, held, signal) => {
+      const ctx = { ...context, db: claimed.db, effectKey: `${key}:paid`, signal };
       let orderClaim: StoreClaim | undefined;
       if (order) {
         const found = await (claimed.claim?.(`order:${order}`) ?? store.claim(`order:${order}`, lease));
@@ -146,7 +191,7 @@ function paying(
         console.warn(`[business-payments] payment ${trxId} needs review (${reason}): give it a handler, or a store with an inbox`);
       await store.inbox?.add(`review:${trxId}`, JSON.stringify({ type: 'payment.review', reason, data: value }), 'review');
     }
-    const reviewed = await once(`payment:${trxId}`, `review:${reason}`, handler, value, duplicate ? context : { ...context, expected });
+    const reviewed = await once(key, `review:${reason}`, handler, value, duplicate ? context : { ...context, expected });
     return reviewed === 'busy' ? 'busy' : 'review';
   };
 }
@@ -214,9 +259,11 @@ const same = (a: unknown, b: unknown) => String(a).toUpperCase() === String(b).t
 // The service's answer for `trxId`, refused when it is about another payment (a proxy's
 // cache, a hostile server): acting on it would settle one order with another's payment.
 // It waits for a slot in the client's polling budget: the pacer the client keeps under this
-// symbol (the kit cannot import the client; a test's fake client has none).
-export async function verified(client: FulfillmentClient, trxId: string): Promise<VerifiedTransaction> {
-  await (client as unknown as { [pace: symbol]: { slot(): Promise<void> } | undefined })[Symbol.for('business-payments.pace')]?.slot();
+// symbol (the kit cannot import the client; a test's fake client has none), until `signal` aborts.
+export async function verified(client: FulfillmentClient, trxId: string, signal?: AbortSignal): Promise<VerifiedTransaction> {
+  await (client as unknown as { [pace: symbol]: { slot(signal?: AbortSignal): Promise<void> } | undefined })[
+    Symbol.for('business-payments.pace')
+  ]?.slot(signal);
   const tx = await client.payments.verify(trxId);
   if (!same(tx?.trx_id, trxId)) throw new PaymentsError(`fulfillment: verify(${trxId}) answered for ${String(tx?.trx_id)}`);
   return tx;

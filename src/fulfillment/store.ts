@@ -13,8 +13,12 @@ export interface StoreClaim<Db = unknown> {
    * claim's own transaction). `undefined` for stores without one.
    */
   readonly db?: Db;
-  /** Records `outcome` for the key and ends the claim. */
-  complete(outcome: string): Promise<void>;
+  /**
+   * Records `outcome` for the key and ends the claim. Resolves `false` (or rejects) when the
+   * claim was no longer this holder's: its lease had run out (another holder may have run the
+   * handler meanwhile), so the kit does not answer `ran`. `void` or `true`: it was.
+   */
+  complete(outcome: string): Promise<void | boolean>;
   /** Ends the claim without an outcome: the next claimer may run the handler. */
   release(): Promise<void>;
   /**
@@ -183,7 +187,7 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
       // Only the holder may end or renew its claim: one whose lease ran out and was taken over is stale.
       const mine = () => (entries.get(key) as { token?: object } | undefined)?.token === token;
       const claimed: StoreClaim<undefined> = {
-        complete: async (outcome) => void (mine() && entries.set(key, outcome)),
+        complete: async (outcome) => mine() && !!entries.set(key, outcome),
         release: async () => void (mine() && entries.delete(key)),
         renew: async () => mine() && !!hold(),
       };

@@ -54,6 +54,21 @@ export interface FulfillmentContext<Db = unknown> {
   event?: WebhookEvent | undefined;
   /** `onMismatch`: the price `expect` gave for the order. */
   expected?: ExpectedPrice | undefined;
+  /**
+   * A key for what this handler does, the same for every run of it for this payment (or event)
+   * and outcome, in any process: `payment:<trx_id>:paid` (`onPaid`, `expect`),
+   * `payment:<trx_id>:failed`, `payment:<trx_id>:review:<reason>`, `event:<id>:handled` (an
+   * event without an id gets one of its own each time). Pass it as the idempotency key of an
+   * effect outside `ctx.db` (a warehouse API, an e-mail): where a handler can run twice (Redis
+   * and memory stores: a crash, or a holder paused past its lease), the effect then happens once.
+   */
+  effectKey: string;
+  /**
+   * Aborts when the kit stops waiting for this handler (`handlerTimeout`). Pass it on (`fetch`,
+   * your driver) to stop then: the claim is held until the handler returns, whatever the kit
+   * answered. (A handler run without a claim, for an event without an id, gets one that never aborts.)
+   */
+  signal: AbortSignal;
 }
 
 /** A handler of the kit: the verified transaction (or event) and its context; may be async. */
@@ -109,6 +124,15 @@ export interface FulfillmentOptions<Db = unknown> {
   onEvent?: Handler<WebhookEvent, Db | undefined> | undefined;
   /** How long a claim keeps others out if its holder crashes, ms. Default 300 000 (5 minutes). */
   lease?: number | undefined;
+  /**
+   * How long the kit waits for a handler (`expect` and `onPaid`, or `onFailed`, `onEvent`…, in
+   * one claim), ms. Default 300 000 (5 minutes). Past it the kit aborts `ctx.signal` and fails
+   * the attempt (an inbox delivery is retried on its backoff, then `dead`; in the request, a
+   * 500), but the claim stays held, and renewed, until the handler does return, so that a second
+   * run never starts beside one that may still act: meanwhile the key's attempts in this process
+   * fail at once, and other processes find it busy.
+   */
+  handlerTimeout?: number | undefined;
   /** Keeps a serverless runtime alive for work after the response (Workers' `ctx.waitUntil`). */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
   /**
@@ -139,6 +163,11 @@ export interface FulfillmentOptions<Db = unknown> {
  * - `pending`: verify does not say `success` or `failed` yet: nothing ran;
  * - `review`: a second payment of a paid order, or an amount that does not match: handed to
  *   `onDuplicatePayment` / `onMismatch`, or put on the review list. `onPaid` did not run.
+ *
+ * No result, a `PaymentsError`, when the kit cannot say `ran`: a handler that outlived
+ * `handlerTimeout` (`… past handlerTimeout …`), or a claim whose lease ran out before its
+ * handler returned (`lease lost on …`, also logged at warn: on Redis another process may have
+ * run the handler too). A webhook processed in the request is then answered 500 with that message.
  */
 export type SettleResult = 'ran' | 'done' | 'busy' | 'pending' | 'review';
 
@@ -257,9 +286,14 @@ export interface Fulfillment {
    * across its attempts. Keep `ref_trx` with the order: it finds the `trx_id` later.
    */
   newAttempt(orderRef: string): Promise<PaymentAttempt>;
-  /** Processes the inbox records that are due (a cron job, a serverless schedule), at most `limit` (default 1,000). */
+  /**
+   * Processes the inbox records that are due (a cron job, a serverless schedule), at most `limit`
+   * (default 1,000). `signal` stops it between records, and at once while a verify waits for its
+   * slot in the polling budget (that record is due again, no attempt counted); a handler running
+   * is waited for (`handlerTimeout` at most).
+   */
   drain(options?: { signal?: AbortSignal | undefined; limit?: number | undefined }): Promise<DrainReport>;
-  /** Processes the inbox until `signal` aborts (a worker process), waiting `idleMs` (default 1,000) when nothing is due. */
+  /** Processes the inbox until `signal` aborts (a worker process), waiting `idleMs` (default 1,000) when nothing is due; `signal` as for `drain`. */
   work(options: { signal: AbortSignal; idleMs?: number | undefined }): Promise<void>;
   /** Inbox records in `state`, oldest first, at most `limit` (default 100): `dead` ones, the `review` list. */
   inbox(options: { state: InboxState; limit?: number | undefined }): Promise<InboxRecord[]>;

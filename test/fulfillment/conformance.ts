@@ -278,6 +278,17 @@ function registerDeath(stores: (count: number) => FulfillmentStore[], it: () => 
     expect(await c.claim(key, LONG)).toEqual({ done: 'fresh' });
     expect(await a.outcome(key)).toBe('fresh');
   });
+
+  test("a stale holder's complete says so: it resolves false or rejects (the kit then never answers `ran`); a live one's does not", async () => {
+    const key = freshKey('lost');
+    const [a, b] = stores(2) as [FulfillmentStore, FulfillmentStore];
+    const stale = won(await a.claim(key, LEASE));
+    await wait(LEASE);
+    const fresh = await claimWithin(b, key, 1_000);
+    expect(await stale.complete('stale').catch(() => false)).toBe(false);
+    expect(await fresh.complete('fresh')).not.toBe(false);
+    expect(await a.outcome(key)).toBe('fresh');
+  });
 }
 
 function registerTransactional(

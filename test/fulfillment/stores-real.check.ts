@@ -1,6 +1,7 @@
 // The conformance suites on real servers: the store's (./conformance.ts) and its payout
 // intents' (../payouts/conformance.ts), postgresStore over a `pg` Pool on PostgreSQL,
-// redisStore over node-redis and over ioredis on Redis. Run by `npm run
+// redisStore over node-redis and over ioredis on Redis; and the SIGSTOP cases (./sigstop.ts):
+// a real process holding a claim, paused past its lease while another handles the delivery. Run by `npm run
 // test:stores` (scripts/stores.mjs), which starts throwaway servers and passes them in
 // BP_TEST_PG_URL and BP_TEST_REDIS_URL. Not a *.test.ts: plain `npm test` never runs it.
 import { Redis } from 'ioredis';
@@ -9,6 +10,7 @@ import { redisStore } from '../../src/fulfillment/redis.js';
 import type { FulfillmentStore } from '../../src/fulfillment/store.js';
 import { intentOf, runIntentConformance } from '../payouts/conformance.js';
 import { postgresKill, runStoreConformance } from './conformance.js';
+import { pausedHolder } from './sigstop.js';
 import { describe, expect, test } from 'vitest';
 
 const { BP_TEST_PG_URL: pgUrl, BP_TEST_REDIS_URL: redisUrl } = process.env;
@@ -123,6 +125,69 @@ describe('payout intents: redis keys (node-redis, Redis server)', () => {
       expect(await client.exists(key('s:pending'))).toBe(0);
       expect(await client.hGetAll(key('ids'))).toEqual({ po_1: 'K1' });
       for (const name of ['i:K1', 's:sent', 'ids']) expect(await client.pTTL(key(name))).toBe(-1);
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+// A holder paused (SIGSTOP) for twice its lease while another process handles the same delivery.
+// Each run prints what it saw, for the record.
+const figures = (run: Awaited<ReturnType<typeof pausedHolder>>) =>
+  console.log(
+    `paused ${(run.pausedMs / 1000).toFixed(1)} s, run ${(run.totalMs / 1000).toFixed(1)} s; holder ${run.holderAnswer}; other ${run.otherAnswer}, then ${run.otherAfter}`,
+  );
+
+describe('SIGSTOP past the lease: postgres (pg Pool, PostgreSQL server)', () => {
+  test('the paused holder keeps its claim (its connection holds the lock): the other never runs onPaid, the holder answers ran', async () => {
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ connectionString: pgUrl });
+    const table = `bp_sigstop_${crypto.randomUUID().replaceAll('-', '')}`;
+    try {
+      await pool.query(`CREATE TABLE ${table}_effects (key text PRIMARY KEY)`);
+      const run = await pausedHolder('postgres', pgUrl, table);
+      figures(run);
+      expect(run.pausedMs).toBeGreaterThanOrEqual(3_000); // twice the lease
+      expect(run.holder.all('ONPAID')).toEqual(['payment:TRX_SIGSTOP:paid']);
+      expect(run.other.all('ONPAID')).toEqual([]);
+      expect(run.otherAnswer).toBe('409 {"received":true,"result":"busy"}');
+      expect(run.holderAnswer).toBe('200 {"received":true,"result":"ran"}');
+      expect(run.holder.all('WARN')).toEqual([]);
+      expect(run.otherAfter).toBe('200 {"received":true,"result":"done"}');
+      expect((await pool.query(`SELECT key FROM ${table}_effects`)).rows).toEqual([{ key: 'payment:TRX_SIGSTOP:paid' }]);
+      expect((await pool.query(`SELECT outcome FROM ${table} WHERE key = 'payment:TRX_SIGSTOP'`)).rows).toEqual([{ outcome: 'paid' }]);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('SIGSTOP past the lease: redis (node-redis, Redis server)', () => {
+  test("the paused holder's lease runs out and the other runs onPaid: the holder's answer is not ran, it says the lease was lost; one effectKey, one effect", async () => {
+    const client = await createClient({ url: redisUrl }).connect();
+    const prefix = freshPrefix();
+    try {
+      const run = await pausedHolder('redis', redisUrl, prefix);
+      figures(run);
+      expect(run.pausedMs).toBeGreaterThanOrEqual(3_000);
+      // Both ran onPaid, with the same effectKey: the effect keyed on it was done once (by the holder).
+      expect(run.holder.all('ONPAID')).toEqual(['payment:TRX_SIGSTOP:paid']);
+      expect(run.other.all('ONPAID')).toEqual(['payment:TRX_SIGSTOP:paid']);
+      expect([...run.holder.all('EFFECT'), ...run.other.all('EFFECT')]).toEqual(['1', '0']);
+      expect(await client.get(`${prefix}effect:payment:TRX_SIGSTOP:paid`)).toBe(String(run.holder.process.pid));
+      expect(run.otherAnswer).toBe('200 {"received":true,"result":"ran"}');
+      // The stale holder: a 500 that says why (the service delivers again, and finds it done), and a warning.
+      const [status, ...body] = run.holderAnswer.split(' ');
+      expect(status).toBe('500');
+      expect(JSON.parse(body.join(' '))).toEqual({
+        error: 'handler_failed',
+        message: 'fulfillment: lease lost on payment:TRX_SIGSTOP while its handler ran: another process may have run it too',
+      });
+      expect(run.holder.all('WARN')).toEqual([
+        expect.stringMatching(/^\[business-payments\] fulfillment: lease lost on payment:TRX_SIGSTOP/),
+      ]);
+      expect(run.otherAfter).toBe('200 {"received":true,"result":"done"}');
+      expect(await client.get(`${prefix}payment:TRX_SIGSTOP`)).toBe('done:paid');
     } finally {
       client.destroy();
     }
