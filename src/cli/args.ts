@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
@@ -102,6 +102,38 @@ function setting(env: Env, name: string): string | undefined {
 export function required(value: string | undefined, name: string): string {
   if (value === undefined || value === '') throw new UsageError(`missing --${name}`);
   return value;
+}
+
+/**
+ * The bytes of a file an option names (`--<option> FILE`, relative to `cwd`), read with a
+ * bound: streamed, and given up one chunk past `maxBytes`, so a huge file or a device that
+ * never ends (/dev/zero) costs a chunk, never its size. Longer, or unreadable: a `UsageError`
+ * naming the option (`tooLarge` says why the bound is what it is). Pipes work too
+ * (`--body /dev/stdin`, `<(…)`): nothing is read by position.
+ */
+export async function readOptionFile(cwd: string, path: string, option: string, maxBytes: number, tooLarge = ''): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    const stream = createReadStream(resolve(cwd, path), { highWaterMark: Math.min(64 * 1024, maxBytes + 1) });
+    // Leaving the loop (the throw) destroys the stream: the file is closed, nothing more is read.
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if ((size += chunk.length) > maxBytes) {
+        throw new UsageError(`--${option} file '${path}' is over ${bytes(maxBytes)}${tooLarge ? `: ${tooLarge}` : ''}`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read --${option} file '${path}'${code ? ` (${code})` : ''}`);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** A byte count as the CLI says it: `1 MiB`, `64 KiB`, else `N bytes`. */
+function bytes(n: number): string {
+  return n % (1 << 20) === 0 ? `${n / (1 << 20)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }
 
 /** Parses an integer option within bounds. */

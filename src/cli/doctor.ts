@@ -67,14 +67,44 @@ export const doctor: Command = {
       sources,
     });
     if (values.json) {
-      io.stdout.write(`${JSON.stringify(diagnosis)}\n`);
+      io.stdout.write(`${jsonSafe(JSON.stringify(diagnosis))}\n`);
     } else {
       for (const check of diagnosis.checks) {
-        io.stdout.write(`${MARK[check.status]} ${check.name}: ${check.detail}\n`);
-        if (check.fix) io.stdout.write(`    fix: ${check.fix}\n`);
+        io.stdout.write(`${MARK[check.status]} ${terminalSafe(check.name)}: ${terminalSafe(check.detail)}\n`);
+        if (check.fix) io.stdout.write(`    fix: ${terminalSafe(check.fix)}\n`);
       }
       io.stdout.write(diagnosis.ok ? 'All checks passed.\n' : 'Some checks failed: see the fixes above.\n');
     }
     return diagnosis.ok ? EXIT_OK : EXIT_FAILURE;
   },
 };
+
+// A check's words may carry what a server sent (an error message, the endpoint's answer): to a
+// terminal, a control character is a command (ESC sequences set the title, clear the screen,
+// hide a link behind text with OSC 8; a newline forges a checklist line). Each one is shown
+// escaped, inert and visible: C0 and DEL, C1 (8-bit CSI, OSC…), and the bidirectional
+// overrides that reorder what is shown (as in "Trojan Source").
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` with every control character escaped (`\x1b`, `\n`, `\u202e`), for a terminal; once
+ * it has one, its backslashes are doubled too, so what is shown reads back unambiguously.
+ */
+function terminalSafe(text: string): string {
+  if (text.search(UNSAFE) === -1) return text;
+  return text.replace(/\\/g, '\\\\').replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    return NAMED[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  });
+}
+
+/**
+ * JSON text with the characters JSON.stringify leaves raw but a terminal obeys (C1, the
+ * bidirectional overrides) written as \u escapes: still the same JSON value (C0 and ESC are
+ * escaped by JSON.stringify itself; outside strings, JSON text is ASCII).
+ */
+function jsonSafe(json: string): string {
+  return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

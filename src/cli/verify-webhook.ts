@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { ConfigurationError } from '../index.js';
 import { verifyWebhook, WebhookVerificationError } from '../webhooks.js';
 import {
@@ -9,6 +7,7 @@ import {
   integer,
   parseCommandArgs,
   printHelp,
+  readOptionFile,
   required,
   secret as secretOption,
   UsageError,
@@ -33,8 +32,9 @@ Options:
                       for an earlier-generation delivery, the API secret (default with
                       --format legacy: env BUSINESS_PAYMENTS_API_SECRET)
   --headers FILE      the delivery's headers: "Name: value" lines (an HTTP request line
-                      first is skipped), or a JSON object of names to values
-  --body FILE         the raw body, byte for byte as received
+                      first is skipped), or a JSON object of names to values;
+                      at most 64 KiB
+  --body FILE         the raw body, byte for byte as received (at most 1 MiB)
   --tolerance N       allowed age of the timestamp in seconds, both ways (default 300)
   --now T             check as if the time were T (unix seconds), e.g. for an old delivery
   --environment E     also require the delivery's environment to be E (sandbox or
@@ -75,8 +75,9 @@ export const verifyWebhookCommand: Command = {
     const nowSeconds = values.now === undefined ? undefined : integer(values.now, 'now', 0, 10 ** 12);
 
     const cwd = io.cwd ?? process.cwd();
-    const headers = parseHeadersFile((await readArgumentFile(cwd, headersPath, 'headers')).toString('utf8'));
-    const payload = new Uint8Array(await readArgumentFile(cwd, bodyPath, 'body'));
+    const headerBytes = await readOptionFile(cwd, headersPath, 'headers', MAX_HEADERS_BYTES, HEADERS_TOO_LARGE);
+    const headers = parseHeadersFile(headerBytes.toString('utf8'));
+    const payload = new Uint8Array(await readOptionFile(cwd, bodyPath, 'body', MAX_BODY_BYTES, BODY_TOO_LARGE));
 
     try {
       const event = await verifyWebhook({
@@ -102,14 +103,13 @@ export const verifyWebhookCommand: Command = {
   },
 };
 
-async function readArgumentFile(cwd: string, path: string, option: string): Promise<Buffer> {
-  try {
-    return await readFile(resolve(cwd, path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read --${option} file '${path}'${code ? ` (${code})` : ''}`);
-  }
-}
+// The files are read with a bound (a device such as /dev/zero never ends): a delivery's body
+// is at most what the sandbox and the fulfillment kit take (maxBodyBytes, 1 MiB), its headers
+// far less (Node refuses a header block over 16 KiB).
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_HEADERS_BYTES = 64 * 1024;
+const BODY_TOO_LARGE = 'no webhook delivery is that large (the sandbox and the fulfillment kit refuse a body over 1 MiB)';
+const HEADERS_TOO_LARGE = "a delivery's header block is far smaller: save the headers alone";
 
 /**
  * Reads a saved header block: a JSON object, or `Name: value` lines as a raw HTTP request

@@ -37,8 +37,16 @@ export interface VerifyWebhookOptions {
   formats?: readonly WebhookFormat[] | undefined;
 }
 
-/** `verifyWebhook(request, secret, options)` options (everything but payload, headers, secret). */
-export type VerifyWebhookRequestOptions = Omit<VerifyWebhookOptions, 'payload' | 'headers' | 'secret'>;
+/** `verifyWebhook(request, secret, options)` options (everything but payload, headers, secret), and the body's bound. */
+export type VerifyWebhookRequestOptions = Omit<VerifyWebhookOptions, 'payload' | 'headers' | 'secret'> & {
+  /**
+   * Most bytes of the Request's body read: a whole number more than 0, default 1 MiB (as the
+   * fulfillment kit's). A longer body (declared or streamed) is `invalid_payload`, its read
+   * cancelled at the bound. It is read only once the headers hold (present, the signature
+   * well formed, the timestamp inside the window): an unsigned delivery is refused unread.
+   */
+  maxBodyBytes?: number | undefined;
+};
 
 /**
  * What a successful signature check vouches for. The HMAC covers `<timestamp>.<raw body>`
@@ -93,7 +101,11 @@ export interface VerifiedWebhookSignature {
  * or a `brand` that is not a header-name part. Checked before anything else, whatever the delivery.
  */
 export function verifyWebhookSignature(options: VerifyWebhookOptions): Promise<VerifiedWebhookSignature>;
-/** Same checks, on a Fetch `Request` (its body bytes are read from a clone: the request itself is not consumed). */
+/**
+ * Same checks, on a Fetch `Request`: its headers first (an unsigned or stale delivery is
+ * refused before a byte of the body is read), then at most `maxBodyBytes` (default 1 MiB) of
+ * its body, from a clone: the request itself is not consumed.
+ */
 export function verifyWebhookSignature(
   request: Request,
   secret: string | readonly string[],
@@ -125,7 +137,10 @@ export function verifyWebhookSignature(
  * @throws {ConfigurationError} when the configuration is unusable (see {@link verifyWebhookSignature}).
  */
 export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(options: VerifyWebhookOptions): Promise<E>;
-/** Same, on a Fetch `Request` (Next.js route handlers, edge and serverless functions). */
+/**
+ * Same, on a Fetch `Request` (Next.js route handlers, edge and serverless functions): the
+ * headers are checked before the body is read, and at most `maxBodyBytes` (default 1 MiB) of it.
+ */
 export function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
   request: Request,
   secret: string | readonly string[],
@@ -296,7 +311,7 @@ function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
 }
 
 // Returns the current time in ms once every option but the secret is usable.
-function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, brand: unknown): number {
+function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, brand: unknown, max: unknown = 1): number {
   const nowMs: unknown = typeof clock === 'function' ? (clock as () => unknown)() : clock === undefined ? Date.now() : NaN;
   // typeof first: a string like '300' passes the comparisons; NaN fails them all.
   // An hour is twelve times the spec's window already. Wider (Infinity above all) turns the
@@ -309,7 +324,9 @@ function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, 
         ? 'environment must be sandbox or production'
         : brand !== undefined && !(typeof brand === 'string' && /^[\w-]+$/.test(brand))
           ? 'brand must be letters, digits, _ or -'
-          : undefined;
+          : !(Number.isInteger(max) && (max as number) > 0)
+            ? 'maxBodyBytes must be a whole number > 0'
+            : undefined;
   if (fault) throw new ConfigurationError(`Webhook option ${fault}.`);
   return nowMs as number;
 }
@@ -411,19 +428,43 @@ export function checkSecrets(secret: unknown): readonly string[] {
   return list as string[];
 }
 
+// The headers first, as check() takes them (the secret and options, the headers, the
+// signature well formed, the current form's timestamp inside the window): an unsigned or stale
+// delivery is refused before a byte of its body is read. Then at most `max` bytes of a clone
+// (the caller can still read the request), the read cancelled past them.
 async function fromRequest(
   request: Request,
   secret: string | readonly string[] | undefined,
   options: VerifyWebhookRequestOptions | undefined,
 ): Promise<VerifyWebhookOptions> {
-  let payload: ArrayBuffer;
+  const o = { ...options, headers: request.headers, secret } as VerifyWebhookOptions & VerifyWebhookRequestOptions;
+  const { toleranceSeconds: tolerance = 300, maxBodyBytes: max = 1 << 20 } = o;
+  checkSecrets(secret);
+  const nowMs = checkOptions(tolerance, o.now, o.environment, o.brand, max);
+  const found = readSignedHeaders(o.headers, o.brand);
+  if (found.timestamp !== undefined) checkTimestamp(found.timestamp, nowMs, tolerance);
+  if (!signatureCandidates(found.signature).length) throw mismatch();
+  const chunks: Uint8Array[] = [];
+  let size: number;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
-    // The exact bytes (text() would drop a BOM and replace invalid UTF-8); cloned so the
-    // caller can still read the body after verification.
-    payload = await request.clone().arrayBuffer();
+    // A declared length over the bound is refused before a byte is read.
+    size = +request.headers.get('content-length')! || 0;
+    if (size <= max) {
+      size = 0;
+      reader = request.clone().body?.getReader();
+      for (let next; reader && !(next = await reader.read()).done && (size += next.value.byteLength) <= max;) chunks.push(next.value);
+    }
   } catch (cause) {
     // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- any reason reads fine; the entry is size-budgeted
     throw new WebhookVerificationError('invalid_payload', `Body unreadable (${cause}): already consumed?`);
   }
-  return { ...options, payload, headers: request.headers, secret: secret as string | readonly string[] };
+  if (size > max) {
+    reader?.cancel().catch(() => {});
+    throw new WebhookVerificationError('invalid_payload', `Body too large: over maxBodyBytes (${max} bytes).`);
+  }
+  // The exact bytes (text() would drop a BOM and replace invalid UTF-8), checked at the time the headers were.
+  o.payload = await new Blob(chunks).arrayBuffer();
+  o.now = () => nowMs;
+  return o;
 }

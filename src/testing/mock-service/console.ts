@@ -10,6 +10,10 @@
 // site open in the same browser cannot settle payments or send events. The payout switch also
 // takes a JSON body (a script's control call), with the same token in it and the same guard:
 // a page of another site can neither read the token nor send JSON here (no CORS answer).
+// Over a real socket (listen()) the console also answers only requests sent for one of the
+// server's own host names (http-server.ts), so a page of another site whose name is made to
+// resolve to this machine (DNS rebinding: the same origin, to the browser) reads no page and
+// token, and posts nothing: every console row, page or action, refuses another Host with 403.
 import type { Ctx } from './context.js';
 import { queueIpn, resendIpn } from './earlier-ipn.js';
 import type { EarlierPaymentRow } from './earlier-row.js';
@@ -60,20 +64,36 @@ function consoleOf(x: Exchange): ConsoleContext {
   return { ctx, token: consoleToken, base: x.base, origin: x.request.headers.get('origin'), settle };
 }
 
-/** Step of the console's GET and HEAD rows: the answer is a page view. */
-export const pageView: Step = async (_x, next) => {
+/** The console's refusal of a request sent for another host name (see http-server.ts), before anything else. */
+function foreignHostRefused(x: Exchange): Response | undefined {
+  if (x.foreignHost === undefined) return undefined;
+  const port = x.url.port ? `:${x.url.port}` : '';
+  return page(
+    403,
+    'Refused',
+    `<h1>Refused</h1><p>This sandbox console answers only at its own address, not at ${html(JSON.stringify(x.foreignHost))}: open it at <code>http://localhost${html(port)}/</code> or <code>http://127.0.0.1${html(port)}/</code> (or an IP address of this machine, or the host it was started on). A page of another site must not reach it under a name of its own (DNS rebinding).</p>`,
+  );
+}
+
+/** Step of the console's GET and HEAD rows: the answer is a page view (refused for another host name). */
+export const pageView: Step = async (x, next) => {
+  const refused = foreignHostRefused(x);
+  if (refused) return refused;
   const view = await next();
   PAGE_VIEWS.add(view);
   return view;
 };
 
 /**
- * Step of the console's POST rows: a form posted from another site carries that site's Origin
+ * Step of the console's POST rows: a request sent for another host name is refused (DNS
+ * rebinding, see http-server.ts); a form posted from another site carries that site's Origin
  * and is refused even before the token, compared in constant time (the console's only credential).
  * A JSON body (Content-Type application/json, which a page of another site cannot send here
  * without a CORS preflight the console never answers) carries the token as its `token` field.
  */
 export const formToken: Step = async (x, next) => {
+  const refused = foreignHostRefused(x);
+  if (refused) return refused;
   const c = consoleOf(x);
   const crossSite = c.origin !== null && c.origin !== new URL(c.base).origin;
   if (!crossSite && safeEqual(postedToken(x), c.token)) return next();

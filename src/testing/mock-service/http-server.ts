@@ -133,13 +133,16 @@ async function writeResponse(res: ServerResponse, response: Response, head: bool
   res.end(head ? undefined : payload);
 }
 
+/** A Host header (or an absolute target's host) that is a host: a name or an IP literal, with an optional port. */
+const HOST_FORM = /^[\w.-]+(:\d+)?$|^\[[0-9a-fA-F:.]+\](:\d+)?$/;
+
 /** The Fetch URL and the raw target of a request line, or undefined when it is malformed. */
 function target(req: IncomingMessage, origin: string): { url: string; rawTarget: string } | undefined {
   const raw = req.url ?? '/';
   try {
     if (raw.startsWith('/')) {
       const hostHeader = req.headers.host;
-      const base = hostHeader && /^[\w.-]+(:\d+)?$|^\[[0-9a-fA-F:.]+\](:\d+)?$/.test(hostHeader) ? `http://${hostHeader}` : origin;
+      const base = hostHeader && HOST_FORM.test(hostHeader) ? `http://${hostHeader}` : origin;
       const url = base + raw;
       new URL(url); // throws on a target the URL parser refuses (e.g. a bad %-escape in the host)
       return { url, rawTarget: raw };
@@ -228,27 +231,53 @@ interface BodyLimits {
   linger: LingerOptions;
 }
 
+// DNS rebinding: a page of another site whose name is made to resolve to 127.0.0.1 is, to
+// the browser, of the same origin as the sandbox under that name: it could read the console's
+// form token and post with a matching Origin. Its requests carry that name in Host, so the
+// console answers only requests for one of the server's own names (router.ts: foreignHost).
+// An IP literal cannot be rebound (the browser connects to that very address, so one that
+// reached this server is one of its addresses), nor can `localhost`; other names only when
+// given: the name it was bound to, or `allowedHosts`. The port does not matter.
+/** The host names the console answers for besides every IP literal, lower case, without a final dot. */
+function ownNames(bound: string, allowed: readonly string[] = []): ReadonlySet<string> {
+  return new Set(['localhost', bound, ...allowed].map((name) => name.toLowerCase().replace(/\.$/, '')));
+}
+
+/** The host a request was sent for (Host, or an absolute target's) when it is not one of `own`, else undefined. */
+function foreignHost(req: IncomingMessage, url: string, own: ReadonlySet<string>): string | undefined {
+  const hosts = [new URL(url).host];
+  if (req.headers.host !== undefined) hosts.push(req.headers.host);
+  for (const host of hosts) {
+    const name = HOST_FORM.test(host) ? host.replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '') : '';
+    const literal = /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || name.startsWith('[');
+    if (!literal && !own.has(name)) return host;
+  }
+  return undefined;
+}
+
 /** Starts the server; resolves once it listens. */
 export function startServer(
   handleWith: HandleWith,
-  options: { port?: number; host?: string; linger?: LingerOptions } & HttpLimits,
+  options: { port?: number; host?: string; linger?: LingerOptions; allowedHosts?: readonly string[] } & HttpLimits,
 ): Promise<MockServer> {
   const http = loadHttp();
   let origin = '';
+  const host = options.host ?? '127.0.0.1';
   const limits = { maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, linger: options.linger ?? {} };
-  const onRequest = requestListener(handleWith, () => origin, limits);
+  const onRequest = requestListener(handleWith, () => origin, limits, ownNames(host, options.allowedHosts));
   const server = http.createServer((req, res) => void onRequest(req, res));
   // Slow clients are cut off (Node answers 408): a client must not hold a socket forever.
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   refuseNonRequests(server);
-  return listening(server, options.port, options.host ?? '127.0.0.1', (url) => (origin = url));
+  return listening(server, options.port, host, (url) => (origin = url));
 }
 
 function requestListener(
   handleWith: HandleWith,
   originOf: () => string,
   limits: BodyLimits,
+  own: ReadonlySet<string>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     try {
@@ -256,7 +285,8 @@ function requestListener(
       const incoming = await readIncoming(req, res, method, originOf(), limits);
       if (!incoming) return;
       const { request, rawTarget, body } = incoming;
-      const response = await handleWith(request, { rawTarget, clientIp: req.socket.remoteAddress ?? 'unknown', rawBody: body });
+      const clientIp = req.socket.remoteAddress ?? 'unknown';
+      const response = await handleWith(request, { rawTarget, clientIp, rawBody: body, foreignHost: foreignHost(req, request.url, own) });
       if (response.type === 'error') return loseAnswer(req.socket);
       await writeResponse(res, response, method === 'HEAD');
     } catch (error) {

@@ -21,6 +21,11 @@ export interface HandleContext {
   clientIp?: string;
   /** The body bytes when the caller already has them (the HTTP adapter): not read again from the Request. */
   rawBody?: Uint8Array;
+  /**
+   * The host the request was sent for, when it is not one of the server's own names (the HTTP
+   * adapter, http-server.ts): the console refuses it (a DNS-rebound page). Unset elsewhere.
+   */
+  foreignHost?: string | undefined;
 }
 
 /** What the rows of one service share: its state and the stores of the request steps. */
@@ -52,6 +57,8 @@ export interface Exchange {
   /** The body bytes (none for GET and HEAD). */
   readonly rawBody: Uint8Array;
   readonly clientIp: string;
+  /** The host it was sent for when that is not one of the server's own names (see HandleContext). */
+  readonly foreignHost: string | undefined;
   /** The row's path parameters, decoded. */
   params: Record<string, string>;
   /** The authenticated caller: set by the authenticate step. */
@@ -157,6 +164,7 @@ async function readExchange(request: Request, via: HandleContext, service: Servi
     rawTarget: via.rawTarget ?? url.pathname + url.search,
     rawBody: bodyless ? new Uint8Array() : (via.rawBody ?? new Uint8Array(await request.arrayBuffer())),
     clientIp: via.clientIp ?? 'local',
+    foreignHost: via.foreignHost,
     params: {},
     body: {},
   };
