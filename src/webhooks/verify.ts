@@ -456,15 +456,17 @@ async function fromRequest(
       for (let next; reader && !(next = await reader.read()).done && (size += next.value.byteLength) <= max;) chunks.push(next.value);
     }
   } catch (cause) {
-    // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- any reason reads fine; the entry is size-budgeted
-    throw new WebhookVerificationError('invalid_payload', `Body unreadable (${cause}): already consumed?`);
+    throw new WebhookVerificationError('invalid_payload', `Body unreadable (${String(cause)}): already consumed?`);
   }
   if (size > max) {
     reader?.cancel().catch(() => {});
     throw new WebhookVerificationError('invalid_payload', `Body too large: over maxBodyBytes (${max} bytes).`);
   }
   // The exact bytes (text() would drop a BOM and replace invalid UTF-8), checked at the time the headers were.
-  o.payload = await new Blob(chunks).arrayBuffer();
+  const body = new Uint8Array(size);
+  size = 0;
+  for (const chunk of chunks) body.set(chunk, (size += chunk.byteLength) - chunk.byteLength);
+  o.payload = body;
   o.now = () => nowMs;
   return o;
 }
