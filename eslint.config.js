@@ -65,6 +65,27 @@ export default tseslint.config(
       ],
     },
   },
+  // The CLI is a user of the SDK: it imports the public entries only (src/index.ts, src/webhooks.ts,
+  // src/testing.ts, src/doctor.ts…, which tsup.config.ts turns into imports of the package),
+  // and its own files. A relative import into a folder of the SDK (../core/, ../internal/…)
+  // is an error; an exception says why on an eslint-disable comment.
+  {
+    files: ['src/cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(core|internal|schemas|resources|fulfillment|payouts|webhooks|testing|doctor)/',
+              message:
+                'the CLI imports public entries only (src/index.ts, src/webhooks.ts, src/testing.ts, src/fulfillment.ts, src/fulfillment-postgres.ts, src/fulfillment-redis.ts, src/payouts.ts, src/doctor.ts), as a user program would, or its own files (src/cli/)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // TypeScript itself checks names; plain JS (scripts, examples) runs on Node or in a page.
   { files: ['**/*.ts', '**/*.tsx'], rules: { 'no-undef': 'off' } },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },

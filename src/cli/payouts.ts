@@ -1,3 +1,6 @@
+// The SDK's one redaction rule (core/personal-data.ts: the logger and every error message use it),
+// not public: a copy here would drift from what the SDK redacts.
+// eslint-disable-next-line no-restricted-imports -- the one redaction rule, shared with core/ and internal/
 import { PHONE_FIELDS, redactText } from '../core/personal-data.js';
 import type { PayoutIntent, PayoutIntentState, PayoutResolveReport, Payouts } from '../payouts.js';
 import {

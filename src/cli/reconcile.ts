@@ -1,4 +1,6 @@
 import type { Fulfillment, ReconcileReport } from '../fulfillment.js';
+// Where the walk stops, shared with the kit's reconcile() so the dry run stops where it does; not public.
+// eslint-disable-next-line no-restricted-imports -- shared with src/fulfillment/create.ts, so both walks stop alike
 import { sinceWindow } from '../fulfillment/window.js';
 import { ConfigurationError, PaymentsClient } from '../index.js';
 import {

@@ -1,4 +1,7 @@
 import { signWebhook } from '../testing.js';
+// The sandbox's encoder (PHP's json_encode), so a body sent here is byte for byte what the sandbox
+// sends; src/testing imports nothing outside itself, so it cannot live here, and it is not public.
+// eslint-disable-next-line no-restricted-imports -- the sandbox's own encoder: the bodies must match its bytes
 import { phpJson } from '../testing/mock-service/php-json.js';
 import { WEBHOOK_EVENT_TYPES } from '../index.js';
 import {
