@@ -35,8 +35,9 @@ export async function use(): Promise<string> {
   const store = process.env.REDIS ? redisStore(redis) : process.env.PG ? postgresStore(pool) : memoryStore();
   const kit = createFulfillment({ environment: 'sandbox', secret: 'whsec_x', client, store, onPaid: (tx) => void tx.amount });
   const settled = await kit.handleVerified(await client.payments.verify(payment.trx_id), { merchantRef: undefined });
-  // The payout kit: the same client and store.
-  const payouts = createPayouts({ client, store, onChange: ({ from, to }) => void (from ?? to) });
+  // The payout kit: the same client and a durable store, or its own memoryStore() for tests.
+  const payoutStore = process.env.REDIS ? redisStore(redis) : process.env.PG ? postgresStore(pool) : payoutMemory();
+  const payouts = createPayouts({ client, store: payoutStore, onChange: ({ from, to }) => void (from ?? to) });
   const intent = await payouts.send({ key: 'settle-1', amount: 10, destination: undefined });
   const resolved = await payouts.resolve();
   return payment.trx_id + event.type + String(handlers.length) + String(report.ok) + settled + intent.state + resolved.review.length;
@@ -45,13 +46,13 @@ declare const redis: Parameters<typeof redisStore>[0];
 `;
 const ESM_HEAD =
   `import { PaymentsClient } from 'business-payments';\nimport { verifyWebhook } from 'business-payments/webhooks';\nimport { createMockService } from 'business-payments/testing';\nimport { diagnose } from 'business-payments/doctor';\n` +
-  `import { createFulfillment, memoryStore } from 'business-payments/fulfillment';\nimport { postgresStore } from 'business-payments/fulfillment/postgres';\nimport { redisStore } from 'business-payments/fulfillment/redis';\nimport { createPayouts } from 'business-payments/payouts';\n`;
+  `import { createFulfillment, memoryStore } from 'business-payments/fulfillment';\nimport { postgresStore } from 'business-payments/fulfillment/postgres';\nimport { redisStore } from 'business-payments/fulfillment/redis';\nimport { createPayouts, memoryStore as payoutMemory } from 'business-payments/payouts';\n`;
 // CommonJS: \`import x = require()\` of each entry.
 const CJS_HEAD =
   `import sdk = require('business-payments');\nimport webhooks = require('business-payments/webhooks');\nimport testing = require('business-payments/testing');\nimport doctor = require('business-payments/doctor');\n` +
   `import fulfillment = require('business-payments/fulfillment');\nimport postgres = require('business-payments/fulfillment/postgres');\nimport redisEntry = require('business-payments/fulfillment/redis');\nimport payoutsEntry = require('business-payments/payouts');\n` +
   `const { PaymentsClient } = sdk;\nconst { verifyWebhook } = webhooks;\nconst { createMockService } = testing;\nconst { diagnose } = doctor;\n` +
-  `const { createFulfillment, memoryStore } = fulfillment;\nconst { postgresStore } = postgres;\nconst { redisStore } = redisEntry;\nconst { createPayouts } = payoutsEntry;\n`;
+  `const { createFulfillment, memoryStore } = fulfillment;\nconst { postgresStore } = postgres;\nconst { redisStore } = redisEntry;\nconst { createPayouts, memoryStore: payoutMemory } = payoutsEntry;\n`;
 
 const app = join(work, 'app');
 mkdirSync(app);

@@ -16,4 +16,4 @@ export {
   type PayoutSendParams,
   type PayoutsOptions,
 } from './payouts/create.js';
-export type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './payouts/store.js';
+export { memoryStore, type PayoutIntent, type PayoutIntentState, type PayoutIntentStore } from './payouts/store.js';

@@ -1,7 +1,7 @@
 // The store behind the fulfillment kit: who holds a payment's (or an event's) claim right
 // now, and which outcome is already recorded. Small on purpose, so a merchant can bring
 // DynamoDB or anything else with a conditional write.
-import { memoryIntents, type PayoutIntentStore } from '../payouts/store.js';
+import type { PayoutIntentStore } from '../payouts/store.js';
 
 /**
  * A claim won on one key: run the handler, then `complete` (the outcome is recorded and the
@@ -176,7 +176,6 @@ export function memoryStore(options: { now?: () => number } = {}): FulfillmentSt
   return {
     durable: false,
     inbox: memoryInbox(now),
-    payouts: memoryIntents(),
     async claim(key, leaseMs) {
       const entry = entries.get(key);
       if (typeof entry === 'string') return { done: entry };

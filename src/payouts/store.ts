@@ -91,8 +91,25 @@ export interface PayoutIntentStore {
 /* eslint-disable @typescript-eslint/require-await -- the memory store answers at once: `async` makes its promises */
 
 /**
- * @internal The intents of `memoryStore()`: Maps in this process. Intents are kept as JSON
- * text, so a caller never holds the stored object.
+ * A store of payout intents in this process's memory, for tests and one-process scripts: it
+ * forgets with its process (`durable: false`, so the CLI refuses it). In production pass
+ * `postgresStore(pool)` or `redisStore(redis)`, which hold the intents beside the fulfilment
+ * kit's records.
+ *
+ * @example
+ * ```ts
+ * import { createPayouts, memoryStore } from 'business-payments/payouts';
+ *
+ * const payouts = createPayouts({ client, store: memoryStore() });
+ * ```
+ */
+export function memoryStore(): { readonly durable: false; readonly payouts: PayoutIntentStore } {
+  return { durable: false, payouts: memoryIntents() };
+}
+
+/**
+ * @internal The intents of `memoryStore()`: Maps in this process, kept as JSON text, so a caller
+ * never holds the stored object.
  */
 export function memoryIntents(): PayoutIntentStore {
   const intents = new Map<string, string>();

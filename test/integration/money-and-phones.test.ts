@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFulfillment, memoryStore, type FulfilledTransaction } from '../../src/fulfillment.js';
 import { InvalidParamsError, type PaymentsClient } from '../../src/index.js';
-import { createPayouts, PayoutIntentError } from '../../src/payouts.js';
+import { createPayouts, memoryStore as payoutStore, PayoutIntentError } from '../../src/payouts.js';
 import { TEST_PHONE_NUMBERS } from '../../src/testing.js';
 import { startSandbox, type Sandbox } from '../support/sandbox.js';
 
@@ -72,7 +72,7 @@ describe('amounts', () => {
     const before = sent.length;
     const error = await failure(client.payouts.create({ amount: 1000.123 }));
     expect((error as InvalidParamsError).errors.amount![0]).toContain('send 1000.12 or 1000.13');
-    const payouts = createPayouts({ client, store: memoryStore() });
+    const payouts = createPayouts({ client, store: payoutStore() });
     const refused = await failure(payouts.send({ key: 'payout-1000.123', amount: 1000.123 }));
     expect(refused).toBeInstanceOf(PayoutIntentError);
     expect((refused as PayoutIntentError).reason).toBe('invalid_params');
@@ -172,7 +172,7 @@ describe('phone numbers', () => {
   });
 
   it('a payout to a refused number records nothing; the same key then sends once with the corrected number', async () => {
-    const payouts = createPayouts({ client, store: memoryStore(), settleAfter: 0 });
+    const payouts = createPayouts({ client, store: payoutStore(), settleAfter: 0 });
     const refused = await failure(payouts.send({ key: 'settle-fix', amount: 500, destination: '022 211 0678' }));
     expect((refused as PayoutIntentError).reason).toBe('invalid_params');
     expect(await payouts.get('settle-fix')).toBeUndefined();

@@ -4,7 +4,7 @@
 // over one store. The same kit against the sandbox over a real socket: sandbox.test.ts.
 import { describe, expect, test, vi } from 'vitest';
 import { bundleEntry } from '../support/bundle.js';
-import { memoryStore } from '../../src/fulfillment/store.js';
+import { memoryStore } from '../../src/payouts/store.js';
 import { createPayouts, PayoutIntentError, type PayoutIntentChange, type PayoutsClient } from '../../src/payouts.js';
 import type { Payout } from '../../src/resources/payouts.js';
 

@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { memoryStore } from '../../src/fulfillment/store.js';
+import { memoryStore } from '../../src/payouts/store.js';
 import { createPayouts } from '../../src/payouts.js';
 import { startSandbox, type Sandbox } from '../support/sandbox.js';
 

@@ -8,8 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, test } from 'vitest';
 import { POSTGRES_STORE_SQL, postgresStore, type PostgresQueryable } from '../../src/fulfillment-postgres.js';
 import { redisStore, type IORedisClientLike, type NodeRedisClientLike } from '../../src/fulfillment-redis.js';
-import { memoryStore } from '../../src/fulfillment/store.js';
-import { memoryIntents, type PayoutIntentStore } from '../../src/payouts/store.js';
+import { memoryIntents, memoryStore, type PayoutIntentStore } from '../../src/payouts/store.js';
 import { onePool } from '../support/pglite-pool.js';
 import { intentOf, runIntentConformance } from './conformance.js';
 

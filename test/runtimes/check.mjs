@@ -120,7 +120,7 @@ export async function check(sdk, webhooks, input, fulfillment, payouts) {
     return 'ran, done, 401';
   });
   await step('payouts (an intent sent once)', async () => {
-    const kit = payouts.createPayouts({ client, store: fulfillment.memoryStore() });
+    const kit = payouts.createPayouts({ client, store: payouts.memoryStore() });
     const key = `rt-${Math.random().toString(36).slice(2, 12)}`;
     const first = await kit.send({ key, amount: 10 });
     const again = await kit.send({ key, amount: 10 });
