@@ -3,7 +3,7 @@
 // handed to them.
 import { CLIENT_ROUTES } from './resources/routes.js';
 import type { APIPromise } from './core/api-promise.js';
-import { APIError, InternalServerError, RouteNotSupportedError } from './core/error.js';
+import { APIError, InternalServerError, InvalidParamsError, RouteNotSupportedError } from './core/error.js';
 import type { PhoneCountry } from './core/phone.js';
 import { resolveOptions, type ClientOptions, type Environment, type RequestOptions, type ResolvedOptions } from './internal/options.js';
 import { pace, PACE } from './internal/pace.js';
@@ -78,11 +78,23 @@ export class PaymentsClient {
     this.siteInfo = new SiteInfoResource(this.#routes);
     this.payouts = new Payouts(this.#routes);
     this.billing = new Billing(this.#routes);
-    // What the SDK sends on its own waits on the pacer (the fulfilment kit finds it by the
-    // symbol): read from the transport, so withOptions sets one place when it shares the pacer.
+    // The pacer, read from the transport (withOptions sets one place when it shares it).
     Object.defineProperty(this, PACE, { get: () => this.#transport.pace });
-    // The kit logs why it refused a delivery through it: a warn line of this client's logger.
-    (this as unknown as Record<symbol, unknown>)[Symbol.for('business-payments.log')] = (line: string) => this.#transport.log('warn', line);
+  }
+
+  /** @internal The kits' seam (src/core/kit-client.ts): a slot in the polling budget for what the SDK sends on its own. */
+  pollSlot(signal?: AbortSignal): Promise<void> {
+    return this.#transport.pace.slot(signal);
+  }
+
+  /** @internal The kits' seam: a warn line of this client's logger. */
+  warn(line: string): void {
+    this.#transport.log('warn', line);
+  }
+
+  /** @internal The kits' seam: whether this client refused a call's params before sending it. */
+  refused(error: unknown): boolean {
+    return error instanceof InvalidParamsError;
   }
 
   /** The environment every request is sent to (`X-Environment`). */

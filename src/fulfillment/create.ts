@@ -219,9 +219,7 @@ async function answerDelivery(
     // (no signature header); a body that is not an event 400.
     // Why, in the client's log at warn (a clock that is off refuses them all): the reason and the
     // verifier's words (for a timestamp, its seconds), never a secret, a signature or the body.
-    (client as unknown as Record<symbol, ((line: string) => void) | undefined>)[Symbol.for('business-payments.log')]?.(
-      `webhook refused, ${error.reason}: ${error.message}`,
-    );
+    client.warn?.(`webhook refused, ${error.reason}: ${error.message}`);
     return answer(/signature|timestamp|header/.test(error.reason) ? 401 : 400, { error: error.reason, message: error.message });
   }
   // Set once an earlier-generation delivery's trx_id is in the store: from then on `reconcile`

@@ -73,7 +73,9 @@ export function settler(options: FulfillmentOptions, store: FulfillmentStore, le
     const { onEvent } = options;
     const context: Context = { source: 'webhook', event };
     named(event, info);
-    if (String(event.type).startsWith('payment.') && typeof trxId === 'string') {
+    // Only the two payment outcomes are verified and settled; any other type (a `payment.*` this
+    // SDK does not know yet included) goes to onEvent, never to onPaid or onFailed.
+    if ((event.type === 'payment.completed' || event.type === 'payment.failed') && typeof trxId === 'string') {
       info.trxId = trxId;
       // The earlier generation sends its IPN once, never again: its trx_id is recorded first, so
       // that whatever happens next, `reconcile` finds it (that generation has no payment list).
@@ -258,12 +260,10 @@ const same = (a: unknown, b: unknown) => String(a).toUpperCase() === String(b).t
 
 // The service's answer for `trxId`, refused when it is about another payment (a proxy's
 // cache, a hostile server): acting on it would settle one order with another's payment.
-// It waits for a slot in the client's polling budget: the pacer the client keeps under this
-// symbol (the kit cannot import the client; a test's fake client has none), until `signal` aborts.
+// It waits for a slot in the client's polling budget (`pollSlot`; a test's fake client may have
+// none), until `signal` aborts.
 export async function verified(client: FulfillmentClient, trxId: string, signal?: AbortSignal): Promise<VerifiedTransaction> {
-  await (client as unknown as { [pace: symbol]: { slot(signal?: AbortSignal): Promise<void> } | undefined })[
-    Symbol.for('business-payments.pace')
-  ]?.slot(signal);
+  await client.pollSlot?.(signal);
   const tx = await client.payments.verify(trxId);
   if (!same(tx?.trx_id, trxId)) throw new PaymentsError(`fulfillment: verify(${trxId}) answered for ${String(tx?.trx_id)}`);
   return tx;

@@ -19,6 +19,10 @@ export interface FulfillmentClient {
     /** `client.payments.list`: walked by `reconcile`. */
     list(params?: { limit?: number }): AsyncIterable<PaymentRecord>;
   };
+  /** The client's polling budget: each verify the kit sends on its own waits for a slot (a client without it is not paced). */
+  pollSlot?(signal?: AbortSignal): Promise<void>;
+  /** The client's logger at warn: why a delivery was refused. */
+  warn?(line: string): void;
 }
 
 /** A verified transaction as the handlers get it: with your order reference when known. */
@@ -120,7 +124,7 @@ export interface FulfillmentOptions<Db = unknown> {
    * attempt of it): refund it, or tell a person. Without it, the payment goes on the review list.
    */
   onDuplicatePayment?: Handler<FulfilledTransaction, Db> | undefined;
-  /** Runs once per event id for every other event (subscription.*, invoice.*, newer types); `ctx.db` is `undefined` for an event without an id (no claim). */
+  /** Runs once per event id for every other event (subscription.*, invoice.*, a `payment.*` other than `payment.completed` / `payment.failed`, newer types); `ctx.db` is `undefined` for an event without an id (no claim). */
   onEvent?: Handler<WebhookEvent, Db | undefined> | undefined;
   /** How long a claim keeps others out if its holder crashes, ms. Default 300 000 (5 minutes). */
   lease?: number | undefined;

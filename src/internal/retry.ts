@@ -3,6 +3,7 @@
 import type { RetryOptions, ShouldRetryState } from 'ky';
 import { isHTTPError, isNetworkError, isTimeoutError } from './ky.js';
 import { retryAfterSeconds } from '../core/error.js';
+import { unsettledIn } from '../core/payout-outcome.js';
 
 /**
  * - `safe`: reads and previews; retried on every transient failure.
@@ -84,26 +85,6 @@ function shouldRetry(mode: RetryMode, { error }: ShouldRetryState): boolean | un
   if (isTimeoutError(error)) return !once(mode);
   if (once(mode)) return neverReachedServer(error);
   return isNetworkError(error) || connectionFailure(error);
-}
-
-// INPROGRESS / AMBIGUOUS in any spelling: `IN_PROGRESS`, `in-progress`,
-// `TRANSACTION_AMBIGUOUS`, or the word inside a message ("Payout Ambiguous").
-const UNSETTLED = /(?:^|[^a-z])(in[ _-]?progress|ambiguous)(?:[^a-z]|$)/i;
-
-/**
- * INPROGRESS or AMBIGUOUS anywhere in a body (any field, any depth, a message), in any
- * spelling: its JSON text is searched, so no walk over a body nested arbitrarily deep. A
- * body too deep even to serialise counts as unsettled: money out is never sent again on a guess.
- */
-export function unsettledIn(body: unknown): 'INPROGRESS' | 'AMBIGUOUS' | undefined {
-  let match;
-  try {
-    // (A body JSON cannot write, such as a function, is `undefined`: nothing found in it.)
-    match = UNSETTLED.exec(typeof body === 'string' ? body : String(JSON.stringify(body ?? null)));
-  } catch {
-    return 'AMBIGUOUS';
-  }
-  return match ? (/ambig/i.test(match[1]!) ? 'AMBIGUOUS' : 'INPROGRESS') : undefined;
 }
 
 /** True when the cause chain names a code that means the request never left. */

@@ -6,6 +6,7 @@
 import { ConfigurationError, PaymentsError } from '../core/base-error.js';
 import { exactAmount } from '../core/money.js';
 import { checkPhone, phoneCountryError, type PhoneCountry } from '../core/phone.js';
+import { unsettledIn } from '../core/payout-outcome.js';
 import type { Payout } from '../schemas/payouts.js';
 import type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './store.js';
 
@@ -25,6 +26,10 @@ export interface PayoutsClient {
   };
   /** The client's `phoneCountry`: the country a destination in local form is read in (default TZ). */
   readonly phoneCountry?: PhoneCountry | undefined;
+  /** The client's polling budget: each call `resolve()` sends on its own waits for a slot (a client without it is not paced). */
+  pollSlot?(signal?: AbortSignal): Promise<void>;
+  /** Whether `error` is the client refusing the params before sending anything: the intent failed, nothing was sent. */
+  refused?(error: unknown): boolean;
 }
 
 /** A state change of an intent, as `onChange` gets it (and `resolve()` reports it). */
@@ -161,10 +166,9 @@ export class PayoutIntentError extends PaymentsError {
 const OPEN: readonly PayoutIntentState[] = ['pending', 'unknown', 'in_progress', 'ambiguous'];
 /** Every state, as `intents()` lists them. */
 const STATES: readonly PayoutIntentState[] = [...OPEN, 'sent', 'failed', 'needs_review'];
-// The service's outcome words (as the client reads them) and what they make an intent; any
-// other word names no outcome: in_progress, looked up again.
+// The service's outcome words (as the client reads them: payoutOutcome) and what they make an
+// intent; any other word names no outcome: in_progress, looked up again.
 const OUTCOMES: Record<string, PayoutIntentState> = { SUCCESS: 'sent', FAILED: 'failed', AMBIGUOUS: 'ambiguous' };
-const UNSETTLED = /in[ _-]?progress|ambiguous/i;
 const HOUR = 3_600_000;
 // The most payouts one resolve() run reads from the list.
 const LIST_CAP = 10_000;
@@ -172,19 +176,18 @@ const KEY = /^[\x21-\x7e]{1,64}$/;
 const LOOKUP = 'Look it up on the dashboard; once you are sure no payout was made for it, confirmResend(key) sends it again.';
 
 // What an error says of the intent: whether the service refused it (failed), never got it
-// (pending), or may have acted (unknown, or the unsettled outcome its body names).
-function fromError(error: unknown): Partial<PayoutIntent> {
-  const { status, body, name, attempts, message } = (error ?? {}) as {
+// (pending), or may have acted (unknown, or the unsettled outcome its body names: unsettledIn).
+function fromError(k: Kit, error: unknown): Partial<PayoutIntent> {
+  const { status, body, attempts, message } = (error ?? {}) as {
     status?: number;
     body?: unknown;
-    name?: string;
     attempts?: number;
     message?: string;
   };
   const said = { error: String(message ?? error) };
-  const named = status === undefined ? undefined : JSON.stringify(body ?? null).match(UNSETTLED)?.[0];
-  if (named) return { ...said, state: /amb/i.test(named) ? 'ambiguous' : 'in_progress' };
-  if (status === undefined) return { ...said, state: name === 'InvalidParamsError' ? 'failed' : attempts === 0 ? 'pending' : 'unknown' };
+  const named = status === undefined ? undefined : unsettledIn(body);
+  if (named) return { ...said, state: named === 'AMBIGUOUS' ? 'ambiguous' : 'in_progress' };
+  if (status === undefined) return { ...said, state: k.client.refused?.(error) ? 'failed' : attempts === 0 ? 'pending' : 'unknown' };
   if (status === 429) return { ...said, state: 'pending' };
   // A redirect (not followed), a timeout, the key in flight, a 5xx: the service may have acted.
   if (status < 400 || status === 408 || status === 409 || status >= 500) return { ...said, state: 'unknown' };
@@ -251,10 +254,8 @@ function kitOf(options: PayoutsOptions): Kit {
   };
 }
 
-// What resolve() sends on its own waits for a slot in the client's polling budget (the client
-// keeps its pacer under this symbol; the kit cannot import the client).
-const slot = (k: Kit) =>
-  (k.client as unknown as { [pace: symbol]: { slot(): Promise<void> } | undefined })[Symbol.for('business-payments.pace')]?.slot();
+// What resolve() sends on its own waits for a slot in the client's polling budget.
+const slot = (k: Kit) => k.client.pollSlot?.();
 
 // The service's clock, as an answer's Date says it (whole seconds: their middle), against ours.
 function heard(k: Kit, headers: { get?(name: string): string | null } | undefined) {
@@ -332,7 +333,7 @@ async function dispatch(k: Kit, taken: PayoutIntent, signal?: AbortSignal): Prom
     const payout = await answer(k, k.client.payouts.create(params, { idempotencyKey: key, signal }));
     return await found(k, stamped(k, taken), payout, 'answer');
   } catch (error) {
-    return settle(k, stamped(k, taken), fromError(error));
+    return settle(k, stamped(k, taken), fromError(k, error));
   }
 }
 

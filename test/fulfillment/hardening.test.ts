@@ -249,7 +249,7 @@ describe('the signals of drain() and work()', () => {
     const pacer = pace(120);
     pacer.limited(3_600);
     const { client, verify } = fakeClient(tx);
-    Object.assign(client, { [Symbol.for('business-payments.pace')]: pacer });
+    Object.assign(client, { pollSlot: (signal?: AbortSignal) => pacer.slot(signal) });
     return { client, verify };
   };
   const within = <T>(work: Promise<T>, ms: number) =>

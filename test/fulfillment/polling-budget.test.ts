@@ -1,6 +1,6 @@
 // The kit's own sends within the client's polling budget: `reconcile` and the
-// inbox's background processing verify each payment after a slot of the pacer the client keeps
-// under Symbol.for('business-payments.pace'); a client without one (a test's fake) is not paced.
+// inbox's background processing verify each payment after a slot of the client's polling budget
+// (its declared `pollSlot`); a client without one (a test's fake) is not paced.
 // End to end: a reconcile of 45 payments against the sandbox at 20 requests a minute, on fake
 // timers, meets no 429.
 import { afterEach, describe, expect, test, vi } from 'vitest';
@@ -12,7 +12,6 @@ import { START } from '../support/fake-api.js';
 import { fakeClient } from '../support/fulfillment-client.js';
 
 const SECRET = 'whsec_test_polling_budget';
-const PACE = Symbol.for('business-payments.pace');
 
 afterEach(() => vi.useRealTimers());
 
@@ -22,7 +21,7 @@ const tx = (trx_id: string, status = 'success') => ({ trx_id, status, amount: 25
 function pacedClient(payments: PaymentRecord[] = []) {
   const order: string[] = [];
   const { client } = fakeClient((trxId) => (order.push(`verify ${trxId}`), tx(trxId)), payments);
-  Object.assign(client, { [PACE]: { slot: async () => void order.push('slot') } });
+  Object.assign(client, { pollSlot: async () => void order.push('slot') });
   return { client, order };
 }
 

@@ -7,6 +7,7 @@ import { bundleEntry } from '../support/bundle.js';
 import { memoryStore } from '../../src/payouts/store.js';
 import { createPayouts, PayoutIntentError, type PayoutIntentChange, type PayoutsClient } from '../../src/payouts.js';
 import type { Payout } from '../../src/resources/payouts.js';
+import { InvalidParamsError } from '../../src/core/error.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-25T08:00:00Z');
@@ -63,6 +64,8 @@ function service(clock: { now: number }, script: Script = () => 'ok', retention 
         })(),
       ),
     },
+    // As PaymentsClient tells an error of its own that sent nothing (test/core/kit-client.test.ts).
+    refused: (error) => error instanceof InvalidParamsError,
   };
   return { client, made, keys };
 }
@@ -152,7 +155,7 @@ describe('send', () => {
     ['a 502 whose body says INPROGRESS', httpError(502, { status: 'INPROGRESS' }), 'in_progress'],
     ['a 422 whose body says Payout Ambiguous', httpError(422, { error: 'Payout Ambiguous' }), 'ambiguous'],
     ['nothing sent (attempts 0)', Object.assign(new Error('aborted'), { name: 'APIUserAbortError', attempts: 0 }), 'pending'],
-    ['params the client refused', Object.assign(new Error('destination: bad'), { name: 'InvalidParamsError', attempts: 0 }), 'failed'],
+    ['params the client refused', new InvalidParamsError('payouts.create', { destination: ['bad'] }), 'failed'],
   ])('%s: %s', async (_, error, state) => {
     const { payouts } = kit({ script: () => error });
     const intent = await payouts.send({ key: 'k', amount: 7 });
@@ -397,7 +400,7 @@ describe('resolve', () => {
     const clock = { now: T0 };
     const svc = service(clock, () => ({ status: 'INPROGRESS' }));
     const slot = vi.fn(async () => {});
-    Object.assign(svc.client, { [Symbol.for('business-payments.pace')]: { slot } });
+    Object.assign(svc.client, { pollSlot: slot });
     const payouts = createPayouts({ client: svc.client, store: memoryStore(), now: () => clock.now });
     await payouts.send({ key: 'a', amount: 1 });
     expect(slot).not.toHaveBeenCalled(); // the merchant's own send is never held
