@@ -452,6 +452,9 @@ async function step(k: Kit, intent: PayoutIntent, list: Lister, signal?: AbortSi
   // replays what it made for the key, or makes it if the first send never arrived).
   const inside = intent.state === 'pending' || (await inWindow(k, intent, list));
   if (inside === true) {
+    // A first send stamps the service's time of it (serviceAt), whatever happens to its answer:
+    // the service's clock is read first (once a run), or a lost answer would leave it unknown.
+    if (intent.state === 'pending') await list.clock().catch(() => {});
     await slot(k);
     return take(k, intent, { state: intent.state === 'pending' ? 'unknown' : intent.state }, signal);
   }
