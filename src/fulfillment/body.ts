@@ -3,7 +3,7 @@
 // flood costs the process one chunk, not the body. The kit checks the headers before it
 // asks for the body (create.ts): an unsigned or stale delivery is answered unread.
 import type { WebhookHeaders } from '../webhooks/headers.js';
-import type { WebhookPayload } from '../webhooks/verify.js';
+import { chunksOf, readBounded, type WebhookPayload } from '../webhooks/verify.js';
 import { refuseReadBody } from '../webhooks/errors.js';
 
 /**
@@ -37,28 +37,5 @@ export async function bodyOf(delivery: Delivery, max: number): Promise<WebhookPa
   refuseReadBody(d);
   // A declared length over the bound is refused before a byte is read.
   if (+(request ? d.headers!.get('content-length') : (d.headers as Record<string, string>)['content-length'])! > max) return;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // Stopping early ends the iteration: a Fetch body is cancelled; a Node request is destroyed
-  // (Node keeps its socket for the answer, and stops reading the connection).
-  for await (const chunk of request ? chunksOf(d.body) : (d as NodeWebhookRequest)) {
-    if ((size += chunk.byteLength) > max) return;
-    chunks.push(chunk);
-  }
-  // One buffer of the chunks (not a Blob: its typing differs between the DOM and Node libs).
-  const body = new Uint8Array(size);
-  size = 0;
-  for (const chunk of chunks) body.set(chunk, (size += chunk.byteLength) - chunk.byteLength);
-  return body;
-}
-
-// A Fetch body through its reader (async iteration of a ReadableStream is not everywhere),
-// cancelled when the caller stops early.
-async function* chunksOf(body: ReadableStream<Uint8Array> | null | undefined) {
-  const reader = body?.getReader();
-  try {
-    for (let next; reader && !(next = await reader.read()).done;) yield next.value;
-  } finally {
-    reader?.cancel().catch(() => {});
-  }
+  return readBounded(request ? chunksOf(d.body) : (d as NodeWebhookRequest), max);
 }

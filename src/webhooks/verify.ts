@@ -444,29 +444,50 @@ async function fromRequest(
   const found = readSignedHeaders(o.headers, o.brand);
   if (found.timestamp !== undefined) checkTimestamp(found.timestamp, nowMs, tolerance);
   if (!signatureCandidates(found.signature).length) throw mismatch();
-  const chunks: Uint8Array[] = [];
-  let size: number;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let body: Uint8Array | undefined;
   try {
-    // A declared length over the bound is refused before a byte is read.
-    size = +request.headers.get('content-length')! || 0;
-    if (size <= max) {
-      size = 0;
-      reader = request.clone().body?.getReader();
-      for (let next; reader && !(next = await reader.read()).done && (size += next.value.byteLength) <= max;) chunks.push(next.value);
-    }
+    // A declared length over the bound is refused before a byte is read. The exact bytes
+    // (text() would drop a BOM and replace invalid UTF-8), checked at the time the headers were.
+    if (!(+request.headers.get('content-length')! > max)) body = await readBounded(chunksOf(request.clone().body), max);
   } catch (cause) {
     throw new WebhookVerificationError('invalid_payload', `Body unreadable (${String(cause)}): already consumed?`);
   }
-  if (size > max) {
-    reader?.cancel().catch(() => {});
-    throw new WebhookVerificationError('invalid_payload', `Body too large: over maxBodyBytes (${max} bytes).`);
-  }
-  // The exact bytes (text() would drop a BOM and replace invalid UTF-8), checked at the time the headers were.
-  const body = new Uint8Array(size);
-  size = 0;
-  for (const chunk of chunks) body.set(chunk, (size += chunk.byteLength) - chunk.byteLength);
+  if (!body) throw new WebhookVerificationError('invalid_payload', `Body too large: over maxBodyBytes (${max} bytes).`);
   o.payload = body;
   o.now = () => nowMs;
   return o;
+}
+
+// A body read with a bound, for a Fetch `Request` here and the fulfilment kit's deliveries
+// alike: at most `max` bytes are held, and past them the source is let go (a Fetch body
+// cancelled, a Node request's iteration ended), so a flood costs one chunk, not the body.
+
+/** @internal The bytes of `chunks` joined, or `undefined` as soon as they pass `max`. */
+export async function readBounded(chunks: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array | undefined> {
+  const held: Uint8Array[] = [];
+  let size = 0;
+  // Stopping early ends the iteration: a Fetch body is cancelled; a Node request is destroyed
+  // (Node keeps its socket for the answer, and stops reading the connection).
+  for await (const chunk of chunks) {
+    if ((size += chunk.byteLength) > max) return undefined;
+    held.push(chunk);
+  }
+  // One buffer of the chunks (not a Blob: its typing differs between the DOM and Node libs).
+  const body = new Uint8Array(size);
+  size = 0;
+  for (const chunk of held) body.set(chunk, (size += chunk.byteLength) - chunk.byteLength);
+  return body;
+}
+
+/**
+ * @internal A Fetch body through its reader (async iteration of a ReadableStream is not
+ * everywhere), cancelled when the caller stops early.
+ */
+export async function* chunksOf(body: ReadableStream<Uint8Array> | null | undefined): AsyncGenerator<Uint8Array> {
+  const reader = body?.getReader();
+  try {
+    for (let next; reader && !(next = await reader.read()).done;) yield next.value;
+  } finally {
+    reader?.cancel().catch(() => {});
+  }
 }
