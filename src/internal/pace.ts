@@ -4,7 +4,10 @@
 // raised on the server must not become a queue in the client). Its clock is monotonic: a
 // wall clock stepped back (NTP, a VM resumed) would freeze the window and the pause.
 
-/** The property a client keeps its pacer under: the fulfilment kit, which may not import the client, finds it there. */
+/**
+ * The property a client also keeps its pacer under, as earlier snapshots did (the kits now ask
+ * through the declared `pollSlot` of src/core/kit-client.ts, never through this symbol).
+ */
 export const PACE: unique symbol = Symbol.for('business-payments.pace');
 
 /** @internal An object with a pacer under {@link PACE} (a client; not the kit's test fakes). */
