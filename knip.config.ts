@@ -1,13 +1,17 @@
-// knip (`npm run lint:unused`): unused files, exports and dependencies. The package's own
-// entries need no listing here: knip reads them from package.json (`exports`, `bin`, the
-// scripts) and tsup.config.ts (every built entry, the CLI's src/cli/bin.ts included), and the
-// tests from vitest's configs. Listed below is what runs without being imported.
+// knip (`npm run lint:unused`): unused files, exports and dependencies. knip reads the scripts
+// from package.json and the tests from vitest's configs; the package's entries and its bin come
+// from entries.json, their one list (knip reads tsup.config.ts's `entry` from its text, where they
+// are computed from that list). Listed below besides is what runs without being imported.
 import type { KnipConfig } from 'knip';
+import list from './entries.json' with { type: 'json' };
 
 const config: KnipConfig = {
   workspaces: {
     '.': {
       entry: [
+        // The package's entries and its bin.
+        ...list.entries.map((entry) => entry.source),
+        list.bin.source,
         // Run as programs: by npm scripts, by each other (child processes, workers), by hand.
         'scripts/**/*.{ts,mjs,js,cjs}',
         // Run by test/examples and the docs (each is a program of its own).

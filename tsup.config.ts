@@ -1,25 +1,20 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+import list from './entries.json' with { type: 'json' };
 
-// The CLI's own imports of the public entries stay imports of the package (resolved by
-// Node's self-reference), so dist/cli.js holds only the CLI and uses the public API.
-const PUBLIC_ENTRIES: Record<string, string> = {
-  '../index.js': 'business-payments',
-  '../webhooks.js': 'business-payments/webhooks',
-  '../testing.js': 'business-payments/testing',
-  '../doctor.js': 'business-payments/doctor',
-};
+const { entries, bin } = list;
+
+// The entries (entries.json): built together, or each on its own ("build": "apart").
+const together = entries.filter((entry) => entry.build === undefined);
+const apart = entries.filter((entry) => entry.build === 'apart');
+
+// The CLI's own imports of the public entries (`../index.js` from src/cli/, say) stay imports
+// of the package (resolved by Node's self-reference), so dist/cli.js holds only the CLI and
+// uses the public API.
+const PUBLIC_ENTRIES = new Map(entries.map((entry) => [entry.source.replace(/^src\/(.*)\.ts$/, '../$1.js'), entry.specifier]));
 
 export default defineConfig([
   {
-    entry: {
-      index: 'src/index.ts',
-      webhooks: 'src/webhooks.ts',
-      testing: 'src/testing.ts',
-      fulfillment: 'src/fulfillment.ts',
-      'fulfillment/postgres': 'src/fulfillment-postgres.ts',
-      'fulfillment/redis': 'src/fulfillment-redis.ts',
-      payouts: 'src/payouts.ts',
-    },
+    entry: Object.fromEntries(together.map((entry) => [entry.dist, entry.source])),
     format: ['esm', 'cjs'],
     dts: true,
     // The builds write to dist/ at once, so none cleans it: `npm run build` empties it first.
@@ -39,11 +34,11 @@ export default defineConfig([
     // smaller code it leaves is what the tree-shaking pass and an app's bundler then work on.
     minifySyntax: true,
   },
-  {
-    // `business-payments/doctor`: built apart, with the package itself external, so the
-    // contract check's zod JSON Schema code never lands in the main entry's chunks, and the
-    // client and error classes it uses are the main entry's own.
-    entry: { doctor: 'src/doctor.ts' },
+  // Each entry built apart (`business-payments/doctor`), with the package itself external, so
+  // the doctor's contract check's zod JSON Schema code never lands in the main entry's chunks,
+  // and the client and error classes it uses are the main entry's own.
+  ...apart.map((entry): Options => ({
+    entry: { [entry.dist]: entry.source },
     format: ['esm', 'cjs'],
     dts: true,
     clean: false,
@@ -53,10 +48,10 @@ export default defineConfig([
     external: ['business-payments', /^business-payments\//],
     noExternal: ['zod'],
     treeshake: true,
-  },
+  })),
   {
-    // bin `business-payments`: ESM for Node only, with the shebang on this file alone.
-    entry: { cli: 'src/cli/bin.ts' },
+    // The bin (`business-payments`): ESM for Node only, with the shebang on this file alone.
+    entry: { [bin.dist]: bin.source },
     format: ['esm'],
     dts: false,
     clean: false,
@@ -69,9 +64,10 @@ export default defineConfig([
       {
         name: 'cli-uses-public-entries',
         setup(build) {
-          build.onResolve({ filter: /^\.\.\/(index|webhooks|testing|doctor)\.js$/ }, (args) =>
-            /[\\/]src[\\/]cli[\\/]/.test(args.importer) ? { path: PUBLIC_ENTRIES[args.path]!, external: true } : undefined,
-          );
+          build.onResolve({ filter: /^\.\.\/[\w-]+\.js$/ }, (args) => {
+            const specifier = PUBLIC_ENTRIES.get(args.path);
+            return specifier && /[\\/]src[\\/]cli[\\/]/.test(args.importer) ? { path: specifier, external: true } : undefined;
+          });
         },
       },
     ],

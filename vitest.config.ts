@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-const src = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+import list from './entries.json' with { type: 'json' };
 
 /**
  * Tests that run a whole compiler, linter or doc generator (seconds of CPU each): ESLint with
@@ -31,16 +30,11 @@ export const OWN_PROCESS_TESTS = ['test/internal/read-body.test.ts'] as const;
 export default defineConfig({
   resolve: {
     // Examples import the package by name: test them against the source, not a stale dist/.
-    alias: [
-      { find: /^business-payments$/, replacement: src('index.ts') },
-      { find: /^business-payments\/webhooks$/, replacement: src('webhooks.ts') },
-      { find: /^business-payments\/testing$/, replacement: src('testing.ts') },
-      { find: /^business-payments\/fulfillment$/, replacement: src('fulfillment.ts') },
-      { find: /^business-payments\/fulfillment\/postgres$/, replacement: src('fulfillment-postgres.ts') },
-      { find: /^business-payments\/fulfillment\/redis$/, replacement: src('fulfillment-redis.ts') },
-      { find: /^business-payments\/doctor$/, replacement: src('doctor.ts') },
-      { find: /^business-payments\/payouts$/, replacement: src('payouts.ts') },
-    ],
+    // Each specifier of entries.json exactly (letters, digits, `-` and `/`: test/package/entries.test.ts).
+    alias: list.entries.map((entry) => ({
+      find: new RegExp(`^${entry.specifier}$`),
+      replacement: fileURLToPath(new URL(`./${entry.source}`, import.meta.url)),
+    })),
   },
   test: {
     // The package is built once, before any test, when a test of the run uses it (the bin, demo

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import list from '../entries.json' with { type: 'json' };
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'bp-consumer-'));
@@ -53,6 +54,12 @@ const CJS_HEAD =
   `import fulfillment = require('business-payments/fulfillment');\nimport postgres = require('business-payments/fulfillment/postgres');\nimport redisEntry = require('business-payments/fulfillment/redis');\nimport payoutsEntry = require('business-payments/payouts');\n` +
   `const { PaymentsClient } = sdk;\nconst { verifyWebhook } = webhooks;\nconst { createMockService } = testing;\nconst { diagnose } = doctor;\n` +
   `const { createFulfillment, memoryStore } = fulfillment;\nconst { postgresStore } = postgres;\nconst { redisStore } = redisEntry;\nconst { createPayouts, memoryStore: payoutMemory } = payoutsEntry;\n`;
+// And every entry of entries.json whole, under each head, so that an entry USE does not call yet
+// is compiled as a consumer compiles it too.
+const EVERY = (line) => `${list.entries.map((entry, i) => line(`entry${i}`, entry.specifier)).join('\n')}\n`;
+const ESM_EVERY = EVERY((name, specifier) => `import * as ${name} from '${specifier}';`);
+const CJS_EVERY = EVERY((name, specifier) => `import ${name} = require('${specifier}');`);
+const EVERY_USED = `export const entries = [${list.entries.map((_, i) => `entry${i}`).join(', ')}];\n`;
 
 const app = join(work, 'app');
 mkdirSync(app);
@@ -70,9 +77,23 @@ const typeRoots = [join(root, 'node_modules/@types')];
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 const SETTINGS = [
-  { name: 'node16, ESM consumer', type: 'module', module: 'node16', moduleResolution: 'node16', file: 'use.mts', head: ESM_HEAD },
-  { name: 'node16, CommonJS consumer', type: 'commonjs', module: 'node16', moduleResolution: 'node16', file: 'use.cts', head: CJS_HEAD },
-  { name: 'bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler', file: 'use.ts', head: ESM_HEAD },
+  {
+    name: 'node16, ESM consumer',
+    type: 'module',
+    module: 'node16',
+    moduleResolution: 'node16',
+    file: 'use.mts',
+    head: ESM_HEAD + ESM_EVERY,
+  },
+  {
+    name: 'node16, CommonJS consumer',
+    type: 'commonjs',
+    module: 'node16',
+    moduleResolution: 'node16',
+    file: 'use.cts',
+    head: CJS_HEAD + CJS_EVERY,
+  },
+  { name: 'bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler', file: 'use.ts', head: ESM_HEAD + ESM_EVERY },
   // And a project that has msw: `mock.handlers` (typed loosely so the others compile) goes
   // into msw's setupServer as msw users write it, with no cast.
   {
@@ -102,7 +123,7 @@ for (const setting of SETTINGS) {
     execFileSync('ln', ['-s', join(app, 'node_modules'), join(dir, 'node_modules')]);
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: setting.type }));
-  writeFileSync(join(dir, setting.file), setting.source ?? setting.head + USE);
+  writeFileSync(join(dir, setting.file), setting.source ?? setting.head + USE + EVERY_USED);
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({

@@ -12,10 +12,14 @@
 //   own, like a change to api/*.api.md: the new figure, its reason in a comment beside it and
 //   a CHANGELOG line, for review. Code is never bent to fit a ceiling: when the budget is
 //   wrong, that is the product's decision, not a comment in the code.
-// `npm run size` fails when an entry is over its ceiling, or when a ceiling is over its budget.
-// It prints each entry's room left under its ceiling and under its budget.
+// The entries are those of entries.json, each under its dist name, plus `client`; one without a
+// budget and ceiling here is measured only (printed, never failed).
+// `npm run size` fails when an entry is over its ceiling, when a ceiling is over its budget, or
+// when a budget or ceiling names no entry (a typo or a renamed entry would otherwise check
+// nothing). It prints each entry's room left under its ceiling and under its budget.
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
+import list from '../entries.json' with { type: 'json' };
 
 const BUDGET = { client: 34_816, webhooks: 4_096, fulfillment: 10_240, payouts: 6_144 };
 /** @type {Record<keyof typeof BUDGET, number>} */
@@ -38,19 +42,24 @@ const CEILING = {
 };
 let failed = false;
 const notes = [];
-// `client` is what an app that makes calls ships: the client and what it reaches.
+// Every entry as a bundler ships all of it; `client` is what an app that makes calls ships: the
+// client and what it reaches. `fulfillment` includes the webhooks code it shares (what a
+// serverless webhook route ships); `payouts` is what a settlement job ships beside its store.
 const ENTRIES = {
   client: "export { PaymentsClient } from './dist/index.js';",
-  index: "export * from './dist/index.js';",
-  webhooks: "export * from './dist/webhooks.js';",
-  testing: "export * from './dist/testing.js';",
-  // With the webhooks code it shares: what a serverless webhook route ships.
-  fulfillment: "export * from './dist/fulfillment.js';",
-  'fulfillment/postgres': "export * from './dist/fulfillment/postgres.js';",
-  'fulfillment/redis': "export * from './dist/fulfillment/redis.js';",
-  // What a settlement job ships beside its store: the payout-intent kit.
-  payouts: "export * from './dist/payouts.js';",
+  ...Object.fromEntries(list.entries.map((entry) => [entry.dist, `export * from './dist/${entry.dist}.js';`])),
 };
+for (const name of new Set([...Object.keys(BUDGET), ...Object.keys(CEILING)])) {
+  if (!(name in ENTRIES)) {
+    failed = true;
+    notes.push(`${name} has a budget or a ceiling but is no entry (entries.json, by its dist name) nor client: rename it or drop it.`);
+  } else if (!(name in BUDGET) || !(name in CEILING)) {
+    failed = true;
+    notes.push(
+      `${name} has a ${name in BUDGET ? 'budget but no ceiling' : 'ceiling but no budget'}: an entry has both, or neither (measured only).`,
+    );
+  }
+}
 /** `contents` bundled and minified as a bundler ships it for a browser: the output bytes. */
 async function bundled(contents) {
   const result = await build({

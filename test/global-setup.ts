@@ -116,7 +116,7 @@ function buildKey(): string {
     }
   };
   walk(join(root, 'src'));
-  for (const file of ['tsup.config.ts', 'tsconfig.json', 'package.json']) add(join(root, file));
+  for (const file of ['tsup.config.ts', 'tsconfig.json', 'package.json', 'entries.json']) add(join(root, file));
   // npm's record of what is installed (tsup, esbuild, typescript, and ky and zod, which are bundled).
   const installed = join(root, 'node_modules', '.package-lock.json');
   add(existsSync(installed) ? installed : join(root, 'package-lock.json'));

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { ENTRIES } from '../../scripts/entries.js';
 import { packageCopyReady } from '../support/cli.js';
 
 type Condition = 'import' | 'require';
@@ -145,8 +146,9 @@ describe('every entry of package.json "exports": the values at run time are the 
     declared = declaredExports();
   }, 200_000);
 
-  test('the entries are those of package.json, each under import and require', () => {
+  test('the entries are those of package.json (written from entries.json), each under import and require', () => {
     expect(targets.length).toBeGreaterThanOrEqual(2 * 8);
+    expect(targets.map(key)).toEqual(ENTRIES.flatMap((entry) => [`${entry.specifier} (import)`, `${entry.specifier} (require)`]));
     expect(new Set(targets.map((t) => t.condition))).toEqual(new Set(['import', 'require']));
   });
 
