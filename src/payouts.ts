@@ -6,14 +6,14 @@
  */
 // Entry of `business-payments/payouts`. It loads in cron jobs and serverless handlers, so it
 // must not import ky or the client (the client is passed in).
-export {
-  createPayouts,
-  PayoutIntentError,
-  type PayoutIntentChange,
-  type PayoutResolveReport,
-  type Payouts,
-  type PayoutsClient,
-  type PayoutSendParams,
-  type PayoutsOptions,
-} from './payouts/create.js';
+export { createPayouts } from './payouts/create.js';
+export { PayoutIntentError } from './payouts/errors.js';
+export type {
+  PayoutIntentChange,
+  PayoutKit,
+  PayoutResolveReport,
+  PayoutsClient,
+  PayoutSendParams,
+  PayoutsOptions,
+} from './payouts/types.js';
 export { memoryStore, type PayoutIntent, type PayoutIntentState, type PayoutIntentStore } from './payouts/store.js';

@@ -2,7 +2,7 @@
 // not public: a copy here would drift from what the SDK redacts.
 // eslint-disable-next-line no-restricted-imports -- the one redaction rule, shared with core/ and internal/
 import { PHONE_FIELDS, redactText } from '../core/personal-data.js';
-import type { PayoutIntent, PayoutIntentState, PayoutResolveReport, Payouts } from '../payouts.js';
+import type { PayoutIntent, PayoutIntentState, PayoutKit, PayoutResolveReport } from '../payouts.js';
 import {
   EXIT_FAILURE,
   EXIT_OK,
@@ -20,8 +20,8 @@ import {
 // object, loaded from --payouts: its types only are imported here, so the CLI bundle holds
 // none of its code.
 
-/** The part of the kit's `Payouts` the CLI uses (`durable` may be missing on an older kit's). */
-type PayoutsLike = Pick<Payouts, 'intents' | 'resolve'> & { readonly durable?: boolean };
+/** The part of the kit (`PayoutKit`) the CLI uses (`durable` may be missing on an older kit's). */
+type PayoutKitLike = Pick<PayoutKit, 'intents' | 'resolve'> & { readonly durable?: boolean };
 
 // Every state, in the kit's order (a state added to the kit fails the typecheck here).
 const EVERY_STATE: Record<PayoutIntentState, true> = {
@@ -103,7 +103,7 @@ function parseState(value: string): PayoutIntentState {
   throw new UsageError(`--state must be one of ${STATES.join(', ')}, got '${value}'`);
 }
 
-async function runResolve(loaded: PayoutsLike, file: string, json: boolean, io: CliIo): Promise<number> {
+async function runResolve(loaded: PayoutKitLike, file: string, json: boolean, io: CliIo): Promise<number> {
   let report: PayoutResolveReport;
   try {
     report = await loaded.resolve(io.signal ? { signal: io.signal } : {});
@@ -123,14 +123,14 @@ async function runResolve(loaded: PayoutsLike, file: string, json: boolean, io: 
   return shown.errors.length === 0 && shown.review.length === 0 ? EXIT_OK : EXIT_FAILURE;
 }
 
-/** Imports the merchant's module and finds its `Payouts`. */
-async function loadPayouts(file: string, cwd: string): Promise<PayoutsLike> {
+/** Imports the merchant's module and finds its `PayoutKit`. */
+async function loadPayouts(file: string, cwd: string): Promise<PayoutKitLike> {
   const module = await importModule('payouts', file, cwd);
   const named = (value: unknown) => (value as { payouts?: unknown } | null | undefined)?.payouts;
   const found = [module.payouts, module.default, named(module.default)].find((value) => {
-    const candidate = value as Partial<Record<keyof PayoutsLike, unknown>> | null | undefined;
+    const candidate = value as Partial<Record<keyof PayoutKitLike, unknown>> | null | undefined;
     return typeof candidate?.intents === 'function' && typeof candidate.resolve === 'function';
-  }) as PayoutsLike | undefined;
+  }) as PayoutKitLike | undefined;
   if (!found) {
     throw new UsageError(`--payouts ${file} exports no payouts: export const payouts = createPayouts({ ... }) (or export default)`);
   }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
 import { postgresStore } from '../../src/fulfillment-postgres.js';
-import type { PayoutResolveReport, Payouts } from '../../src/payouts.js';
+import type { PayoutKit, PayoutResolveReport } from '../../src/payouts.js';
 import { onePool } from '../support/pglite-pool.js';
 import { openSandbox, readPage, samples, standIn, typecheck } from '../fulfillment/docs-pages.js';
 
@@ -43,7 +43,7 @@ test('the samples run: a settlement paid once, a lost answer settled by resolve(
   const sandbox = await openSandbox('current', () => Promise.resolve(new Response(null, { status: 200 })));
   try {
     const { load, unrun } = samples(page, join(page.dir, 'run'));
-    const lib = await load<{ payouts: Payouts; pool: unknown }>('lib/payouts.ts');
+    const lib = await load<{ payouts: PayoutKit; pool: unknown }>('lib/payouts.ts');
     expect(lib.pool).toBe(pool);
     const { settle } = await load<{ settle(day: string, amount: number): Promise<string> }>('jobs/settle.ts');
     const { resolvePayouts } = await load<{ resolvePayouts(): Promise<PayoutResolveReport> }>('jobs/resolve-payouts.ts');
