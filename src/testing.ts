@@ -6,6 +6,7 @@
  */
 // Entry of `business-payments/testing`: tools for merchants' own tests.
 export { signWebhook, type SignWebhookOptions, type SignedWebhook } from './testing/sign-webhook.js';
+export { phpJson, type PhpJsonFlags } from './testing/mock-service/php-json.js';
 export { createMockService } from './testing/mock-service/service.js';
 export { TEST_PHONE_NUMBERS, DEFAULT_CREDENTIALS } from './testing/mock-service/defaults.js';
 export { PAYOUT_TEST_AMOUNTS } from './testing/mock-service/payouts.js';

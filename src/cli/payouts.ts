@@ -1,7 +1,5 @@
-// The SDK's one redaction rule (core/personal-data.ts: the logger and every error message use it),
-// not public: a copy here would drift from what the SDK redacts.
-// eslint-disable-next-line no-restricted-imports -- the one redaction rule, shared with core/ and internal/
-import { PHONE_FIELDS, redactText } from '../core/personal-data.js';
+// The SDK's one redaction rule, as its logger and error messages apply it (public: a copy here would drift).
+import { redactPersonalData } from '../index.js';
 import type { PayoutIntent, PayoutIntentState, PayoutKit, PayoutResolveReport } from '../payouts.js';
 import {
   EXIT_FAILURE,
@@ -117,7 +115,7 @@ async function runResolve(loaded: PayoutKitLike, file: string, json: boolean, io
     changed: report.changed,
     open: report.open.map(showIntent),
     review: report.review.map(showIntent),
-    errors: report.errors.map((e) => ({ key: e.key, error: redactText(e.error) })),
+    errors: report.errors.map((e) => ({ key: e.key, error: redactPersonalData(e.error) })),
   };
   io.stdout.write(json ? `${JSON.stringify(shown)}\n` : formatResolve(shown, file, columns(io)));
   return shown.errors.length === 0 && shown.review.length === 0 ? EXIT_OK : EXIT_FAILURE;
@@ -149,7 +147,8 @@ async function loadPayouts(file: string, cwd: string): Promise<PayoutKitLike> {
 // record with its phone fields masked the same way, and any phone number or e-mail address in
 // free text (note, error, the record's other strings) redacted.
 
-const PHONE_KEYS = new Set([...PHONE_FIELDS, 'msisdn', 'mobile', 'phone_number', 'settlement_number']);
+// The fields of the service's payout record (and of any record it nests) that hold a phone number.
+const PHONE_KEYS = new Set(['destination', 'phone', 'customer_phone', 'msisdn', 'mobile', 'phone_number', 'settlement_number']);
 
 /** `+255 712 345 678` → `…678`. */
 function mask(value: string): string {
@@ -158,7 +157,7 @@ function mask(value: string): string {
 }
 
 function maskRecord(value: unknown): unknown {
-  if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'string') return redactPersonalData(value);
   if (Array.isArray(value)) return value.map(maskRecord);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
@@ -170,8 +169,8 @@ function showIntent(intent: PayoutIntent): PayoutIntent {
   const shown: PayoutIntent = { ...intent };
   if (typeof intent.destination === 'string') shown.destination = mask(intent.destination);
   if (intent.payout !== undefined) shown.payout = maskRecord(intent.payout) as Record<string, unknown>;
-  if (typeof intent.note === 'string') shown.note = redactText(intent.note);
-  if (typeof intent.error === 'string') shown.error = redactText(intent.error);
+  if (typeof intent.note === 'string') shown.note = redactPersonalData(intent.note);
+  if (typeof intent.error === 'string') shown.error = redactPersonalData(intent.error);
   return shown;
 }
 

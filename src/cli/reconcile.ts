@@ -1,8 +1,6 @@
 import type { Fulfillment, ReconcileReport } from '../fulfillment.js';
-// Where the walk stops, shared with the kit's reconcile() so the dry run stops where it does; not public.
-// eslint-disable-next-line no-restricted-imports -- shared with src/fulfillment/create.ts, so both walks stop alike
-import { sinceWindow } from '../fulfillment/window.js';
-import { ConfigurationError, PaymentsClient } from '../index.js';
+// stopBefore: the kit's stop rule, so the dry run's walk stops where the kit's would.
+import { ConfigurationError, PaymentsClient, stopBefore } from '../index.js';
 import {
   CLIENT_OPTIONS,
   CLIENT_OPTIONS_USAGE,
@@ -194,7 +192,7 @@ async function dryRun(client: PaymentsClient, { since, olderThan, signal, onProg
     review: [],
     payments: [],
   };
-  const past = sinceWindow(from);
+  const past = stopBefore(from);
   for await (const payment of client.payments.list({ limit: 100 }, { signal })) {
     signal?.throwIfAborted();
     report.seen++;

@@ -1,4 +1,11 @@
-import { createMockService, TEST_PHONE_NUMBERS, type MockDeliveryAttempt, type MockRequestLogEntry, type MockService } from '../testing.js';
+import {
+  createMockService,
+  TEST_PHONE_NUMBERS,
+  type MockDeliveryAttempt,
+  type MockRequestLogEntry,
+  type MockService,
+  type MockServiceOptions,
+} from '../testing.js';
 import { EXIT_FAILURE, EXIT_OK, integer, parseCommandArgs, printHelp, UsageError, type CliIo, type Command } from './args.js';
 
 const DEFAULT_PORT = 4010;
@@ -48,22 +55,13 @@ export const sandbox: Command = {
     });
     if (values.help) return printHelp(io, usage);
     const port = values.port === undefined ? DEFAULT_PORT : integer(values.port, 'port', 0, 65_535);
-    const timeScale = values['time-scale'] === undefined ? undefined : positiveNumber(values['time-scale'], 'time-scale');
-    const rateLimit = values['rate-limit'] === undefined ? undefined : integer(values['rate-limit'], 'rate-limit', 1, 1_000_000_000);
-    const keys = values['idempotency-keys'];
-    const idempotencyKeys = keys === undefined ? undefined : integer(keys, 'idempotency-keys', 1, 10_000_000);
+    const options = serviceOptions(values);
     const json = values.json === true;
     const generation = generationOf(values.generation);
     // The log is made after the banner; requests before it are queued for it.
     const early: MockRequestLogEntry[] = [];
     let onRequest: (entry: MockRequestLogEntry) => void = (entry) => void early.push(entry);
-    const mock = createMockService({
-      generation,
-      ...(timeScale === undefined ? {} : { timeScale }),
-      ...(rateLimit === undefined ? {} : { rateLimitPerMinute: rateLimit }),
-      ...(idempotencyKeys === undefined ? {} : { limits: { idempotencyKeys } }),
-      onRequest: (entry) => onRequest(entry),
-    });
+    const mock = createMockService({ ...options, generation, onRequest: (entry) => onRequest(entry) });
     let server: { url: string; close(): Promise<void> };
     try {
       server = await mock.listen({ port, host: '127.0.0.1' });
@@ -98,6 +96,19 @@ export const sandbox: Command = {
     return EXIT_OK;
   },
 };
+
+/** The service's options the flags set (a flag not given leaves the service's default). */
+function serviceOptions(values: Record<string, string | boolean | undefined>): MockServiceOptions {
+  const flag = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const timeScale = flag('time-scale');
+  const rateLimit = flag('rate-limit');
+  const keys = flag('idempotency-keys');
+  return {
+    ...(timeScale === undefined ? {} : { timeScale: positiveNumber(timeScale, 'time-scale') }),
+    ...(rateLimit === undefined ? {} : { rateLimitPerMinute: integer(rateLimit, 'rate-limit', 1, 1_000_000_000) }),
+    ...(keys === undefined ? {} : { limits: { idempotencyKeys: integer(keys, 'idempotency-keys', 1, 10_000_000) } }),
+  };
+}
 
 type Printed = { merchantKey: string; apiKey: string; apiSecret: string; webhookSecret: string };
 

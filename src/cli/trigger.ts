@@ -1,8 +1,5 @@
-import { signWebhook } from '../testing.js';
-// The sandbox's encoder (PHP's json_encode), so a body sent here is byte for byte what the sandbox
-// sends; src/testing imports nothing outside itself, so it cannot live here, and it is not public.
-// eslint-disable-next-line no-restricted-imports -- the sandbox's own encoder: the bodies must match its bytes
-import { phpJson } from '../testing/mock-service/php-json.js';
+// phpJson: the sandbox's encoder (PHP's json_encode), so a body sent here is byte for byte what it sends.
+import { phpJson, signWebhook, type SignedWebhook } from '../testing.js';
 import { WEBHOOK_EVENT_TYPES } from '../index.js';
 import {
   environment,
@@ -100,24 +97,29 @@ export const trigger: Command = {
     // The current form's body as the service writes it (PHP's json_encode: `\/`, `\uXXXX`), as
     // the sandbox sends it: a handler that re-serialises the body fails here as in production.
     const payload = legacy ? event : phpJson(event);
-    const { body, headers } = await signWebhook({ payload, secret, brand, environment: env, timestamp, format });
-    let response: Response;
-    try {
-      response = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(30_000) });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-      io.stderr.write(`trigger: could not deliver ${type} to ${url.href}: ${reason}\n`);
-      return EXIT_FAILURE;
-    }
-    const answer = await response.text().catch(() => '');
+    const signed = await signWebhook({ payload, secret, brand, environment: env, timestamp, format });
     const label = 'id' in event ? event.id : `${String(event.data.trx_id)} (legacy IPN)`;
-    io.stdout.write(`${type} ${label} -> ${url.href}: ${response.status} ${response.statusText}\n`);
-    if (response.ok) return EXIT_OK;
-    if (answer.trim() !== '') io.stderr.write(`endpoint answered: ${answer.trim().slice(0, 500)}\n`);
-    return EXIT_FAILURE;
+    return deliver(url, signed, type, label, io);
   },
 };
+
+/** POSTs one signed delivery to `url` and prints what the endpoint answered: the exit code. */
+async function deliver(url: URL, { body, headers }: SignedWebhook, type: string, label: string, io: CliIo) {
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    io.stderr.write(`trigger: could not deliver ${type} to ${url.href}: ${reason}\n`);
+    return EXIT_FAILURE;
+  }
+  const answer = await response.text().catch(() => '');
+  io.stdout.write(`${type} ${label} -> ${url.href}: ${response.status} ${response.statusText}\n`);
+  if (response.ok) return EXIT_OK;
+  if (answer.trim() !== '') io.stderr.write(`endpoint answered: ${answer.trim().slice(0, 500)}\n`);
+  return EXIT_FAILURE;
+}
 
 /** The one event type named on the command line, e.g. `payment.completed`. */
 function eventTypeOf(positionals: string[]): string {

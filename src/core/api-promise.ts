@@ -18,6 +18,11 @@ export interface SentRequest<T> {
   parse: () => Promise<T>;
 }
 
+/** @internal Set by the transport's call, marked by the promise once its data is asked for (`then`, `withResponse`). */
+export interface DataRequest {
+  asked?: boolean;
+}
+
 /**
  * The promise every client method returns: await it for the typed result, call
  * `.withResponse()` for `{ data, response }` (status, headers), or `.asResponse()` for the
@@ -42,18 +47,18 @@ export class APIPromise<T> extends Promise<T> {
   }
 
   readonly #sent: Promise<SentRequest<T>>;
-  readonly #wants: { data?: boolean } | undefined;
+  readonly #dataRequest: DataRequest | undefined;
   #parsed: Promise<WithResponse<T>> | undefined;
   #data: Promise<T> | undefined;
 
   /**
-   * @internal Users get instances from client methods. `wants.data` is set as soon as data
+   * @internal Users get instances from client methods. `dataRequest.asked` is set as soon as data
    * is asked for, so a traced call can include reading the body.
    */
-  constructor(sent: Promise<SentRequest<T>>, wants?: { data?: boolean }) {
+  constructor(sent: Promise<SentRequest<T>>, dataRequest?: DataRequest) {
     super((resolve) => resolve(undefined as T));
     this.#sent = sent;
-    this.#wants = wants;
+    this.#dataRequest = dataRequest;
   }
 
   /**
@@ -66,7 +71,7 @@ export class APIPromise<T> extends Promise<T> {
 
   /** Resolves to `{ data, response }` instead of the bare data. */
   withResponse(): Promise<WithResponse<T>> {
-    if (this.#wants) this.#wants.data = true;
+    if (this.#dataRequest) this.#dataRequest.asked = true;
     this.#parsed ??= this.#sent.then(async ({ response, parse }) => ({
       data: await this.#read(parse),
       response,
@@ -85,7 +90,7 @@ export class APIPromise<T> extends Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    if (this.#wants) this.#wants.data = true;
+    if (this.#dataRequest) this.#dataRequest.asked = true;
     return this.#sent.then((sent) => this.#read(sent.parse)).then(onfulfilled, onrejected);
   }
 

@@ -1,5 +1,5 @@
 import { ConfigurationError, PaymentsError } from './base-error.js';
-import { redactText } from './personal-data.js';
+import { redactPersonalData } from './personal-data.js';
 import { isRecord } from './values.js';
 
 export { ConfigurationError, PaymentsError };
@@ -84,7 +84,7 @@ export class APIError extends PaymentsError {
     const { status, body, headers } = init;
     const { label, message, errors } = errorFields(body);
     // Server text may echo a customer's phone number or e-mail: never into the message.
-    super(redactText(init.message ?? describe(status, label, message, errors)) + duplicateHint(body, label, message));
+    super(redactPersonalData(init.message ?? describe(status, label, message, errors)) + duplicateHint(body, label, message));
     this.status = status;
     this.label = label;
     this.errors = errors;
@@ -354,7 +354,7 @@ function describeFields(errors: Record<string, string[]>): string {
     const name = oneLine(field, MAX_FIELD_MESSAGE_CHARS);
     const first = messages[0] ?? '';
     // Redacted before it is shortened, so a cut never leaves part of a number behind.
-    const text = oneLine(redactText(first), MAX_FIELD_MESSAGE_CHARS);
+    const text = oneLine(redactPersonalData(first), MAX_FIELD_MESSAGE_CHARS);
     return text ? `${name}: ${text}` : name;
   });
   const rest = entries.length - named.length;

@@ -24,11 +24,20 @@ const EXAMPLE_PHONES = new Set(
 );
 
 /**
- * `text` with every e-mail address and phone number replaced by `[redacted]`. A phone number
- * is a run of at least 9 digits (7 after a `+`); dates, Unix times, amounts (`25000.00`), ids
- * and the SDK's own made-up example numbers (`0621 234 567`) stay as they are.
+ * `text` with every e-mail address and phone number replaced by `[redacted]`: the rule the
+ * SDK's logger and error messages apply, for your own log lines. A phone number is a run of
+ * at least 9 digits (7 after a `+`); dates, Unix times, amounts (`25000.00`), ids and the
+ * SDK's own made-up example numbers (`0621 234 567`) stay as they are.
+ *
+ * @example
+ * ```ts
+ * import { redactPersonalData } from 'business-payments';
+ *
+ * redactPersonalData('paid by +255 712 345 678, ana@example.com: 25000.00 TZS');
+ * // → 'paid by [redacted], [redacted]: 25000.00 TZS'
+ * ```
  */
-export function redactText(text: string): string {
+export function redactPersonalData(text: string): string {
   return text.replace(EMAIL, '[redacted]').replace(NUMBER_RUN, (run) => {
     const digits = run.replace(/\D/g, '').length;
     return digits < (run.startsWith('+') ? 7 : 9) || NOT_A_PHONE.test(run) || EXAMPLE_PHONES.has(run) ? run : '[redacted]';

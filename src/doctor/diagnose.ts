@@ -142,17 +142,10 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const clock = serviceClock(given, now);
   const { fetch } = clock;
 
-  let client: PaymentsClient;
-  try {
-    // A `fetch` that is not a function is left for the client to refuse.
-    client = new PaymentsClient({ ...options, maxRetries: 0, fetch: given === undefined || typeof given === 'function' ? fetch : given });
-    add({
-      name: 'configuration',
-      status: 'pass',
-      detail: `${client.environment} at ${client.baseUrl} (${provenance(sources)})`,
-    });
-  } catch (error) {
-    add(configurationFailure(message(error), sources));
+  // A `fetch` that is not a function is left for the client to refuse.
+  const { client, check } = configured(options, given === undefined || typeof given === 'function' ? fetch : given, sources);
+  add(check);
+  if (!client) {
     for (const name of ['service reachable', 'generation', 'credentials', 'clock', 'approval', 'wallets', 'webhook endpoint', 'contract'])
       skip(name, 'needs a valid configuration');
     return done(checks);
@@ -189,6 +182,17 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   add(await webhookCheck(options, client.environment, generation === 'earlier'));
   add(lacks('contract', 'openapi.json') ?? (refused ? { name: 'contract', status: 'skip', detail: refused } : await contractCheck(client)));
   return done(checks, typeof generation === 'string' ? generation : undefined);
+}
+
+/** The client the checks use and the `configuration` check; no client when the options are refused. */
+function configured(options: DiagnoseOptions, fetch: unknown, sources: Record<ConfigName, string | undefined>) {
+  try {
+    const client = new PaymentsClient({ ...options, maxRetries: 0, fetch: fetch as typeof globalThis.fetch });
+    const detail = `${client.environment} at ${client.baseUrl} (${provenance(sources)})`;
+    return { client, check: { name: 'configuration', status: 'pass', detail } satisfies DiagnosisCheck };
+  } catch (error) {
+    return { client: undefined, check: configurationFailure(message(error), sources) };
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ let loaded: KyModule | undefined;
 let loading: Promise<KyModule> | undefined;
 
 /** ky, at once when loaded, else a Promise of it (the first call loads it). */
-export function ky(): KyModule | Promise<KyModule> {
+export function loadKy(): KyModule | Promise<KyModule> {
   return loaded ?? (loading ??= import('ky').then((module) => (loaded = namespace(module))));
 }
 

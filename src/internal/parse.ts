@@ -10,7 +10,7 @@ const NOUNS: Record<string, string> = { int: 'a whole number', array: 'a list', 
  * check of the SDK's schemas (lengths, bounds, formats, values) names its own rule, so what
  * is left here is a type: a field missing, or of another type.
  */
-export const PARSE = {
+export const PARSE_OPTIONS = {
   error: (issue: z.core.$ZodRawIssue): string =>
     issue.code !== 'invalid_type'
       ? 'is not valid'
@@ -68,7 +68,7 @@ export function decodeResponse<S extends z.ZodMiniType>(schema: S, text: string,
     const message = `${context.operation}: the server answered ${status} but its body says the call failed: ${failure.message}`;
     throw new APIError({ status, body: value, headers, message });
   }
-  const result = json ? schema.safeParse(value, PARSE) : undefined;
+  const result = json ? schema.safeParse(value, PARSE_OPTIONS) : undefined;
   if (result?.success) return result.data;
   const errors = result ? issuesToErrors(result.error.issues) : undefined;
   const what = errors

@@ -1,4 +1,4 @@
-import { PHONE_FIELDS, redactText } from '../core/personal-data.js';
+import { PHONE_FIELDS, redactPersonalData } from '../core/personal-data.js';
 
 // What the logger may print. Signatures and API keys are credentials in all but name, and
 // customer phone numbers and e-mail addresses are personal data: none belongs in a log line.
@@ -15,7 +15,7 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
 
 /** A request body for a log line: phone fields whole, and any e-mail or number in any other text. */
 export function redactBody(value: unknown): unknown {
-  if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'string') return redactPersonalData(value);
   if (Array.isArray(value)) return value.map(redactBody);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};

@@ -10,7 +10,7 @@ import {
   ResponseValidationError,
   RouteNotSupportedError,
 } from '../core/error.js';
-import { redactText } from '../core/personal-data.js';
+import { redactPersonalData } from '../core/personal-data.js';
 import { isRecord } from './envelope.js';
 import { parseErrorJson } from './read-body.js';
 import type { FetchOptions } from './options.js';
@@ -61,7 +61,7 @@ export function callError(cause: unknown, call: CallInfo, reading = false): Paym
   if (call.idempotencyKey !== undefined) info.idempotencyKey = call.idempotencyKey;
   Object.assign(error, info);
   // Server text (a message, a content type, a Location) may echo customer data.
-  error.message = redactText(error.message);
+  error.message = redactPersonalData(error.message);
   const hint = call.hint?.(error) ?? actedNote(error, call);
   if (hint && !error.message.endsWith(hint)) error.message += ` ${hint}`;
   return error;

@@ -5,11 +5,11 @@
 // validated against the route's schema. Traced (diagnostics_channel) and logged when asked.
 import type { BeforeRetryState, Options } from 'ky';
 import type * as z from 'zod/mini';
-import { APIPromise, type SentRequest } from '../core/api-promise.js';
+import { APIPromise, type DataRequest, type SentRequest } from '../core/api-promise.js';
 import { APIError, ConfigurationError, PaymentsError, requestIdOf, retryAfterSeconds, RouteNotSupportedError } from '../core/error.js';
 import { listBody, PagePromise, toPage, type Cursor, type ListBody, type ListPage } from '../core/pagination.js';
-import { redactText } from '../core/personal-data.js';
-import { ky } from './ky.js';
+import { redactPersonalData } from '../core/personal-data.js';
+import { loadKy } from './ky.js';
 import { checkFetchOptions, LOG_LEVELS, type LogLevel, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { Pace } from './pace.js';
 import { bodyError, decodeResponse, type DecodeContext } from './parse.js';
@@ -19,7 +19,7 @@ import { retryOptions, sendsKey, type RetryMode } from './retry.js';
 import { signatureHeader } from './signing.js';
 import { callError, EARLIER_GENERATION_OPERATIONS, type CallInfo } from './to-error.js';
 import { channel, listened, traced, tracingChannel, type RequestTrace, type Tracing } from './trace.js';
-import { validateInputs, type Checked } from './validate.js';
+import { validateInputs, type ParamToCheck } from './validate.js';
 import { VERSION } from '../version.js';
 
 /** @internal One call of the pipeline: a route of the table with its inputs, or a test's own. */
@@ -29,7 +29,7 @@ export interface RequestSpec<S extends z.ZodMiniType> {
   method: 'GET' | 'POST';
   /** Route with `{name}` placeholders filled from `pathParams`, percent-encoded. */
   path: string;
-  pathParams?: Record<string, Checked>;
+  pathParams?: Record<string, ParamToCheck>;
   /** Schema of the body (POST) or query (GET) params… */
   params?: z.ZodMiniType | undefined;
   /** …and the caller's value of them. */
@@ -87,8 +87,8 @@ export class Transport {
 
   /** Sends one call through the pipeline; the body is read and validated when data is asked for. */
   request<S extends z.ZodMiniType>(spec: RequestSpec<S>, options: RequestOptions = {}): APIPromise<z.output<S>> {
-    const wants: { data?: boolean } = {};
-    return new APIPromise(this.#run(spec, options, wants), wants);
+    const dataRequest: DataRequest = {};
+    return new APIPromise(this.#run(spec, options, dataRequest), dataRequest);
   }
 
   /** A list call: the first page now, every page on `for await`. */
@@ -114,7 +114,7 @@ export class Transport {
   // The call's state, with its Idempotency-Key decided here and only here: the caller's, else
   // a fresh one when the call's mode sends one. Every attempt carries it, and the trace has it
   // from its start.
-  #run<S extends z.ZodMiniType>(spec: RequestSpec<S>, options: RequestOptions, wants?: { data?: boolean }) {
+  #run<S extends z.ZodMiniType>(spec: RequestSpec<S>, options: RequestOptions, dataRequest?: DataRequest) {
     const mode = modeOf(spec);
     const call: Call = {
       spec,
@@ -135,13 +135,13 @@ export class Transport {
     };
     const tracing = tracingChannel('business-payments:request');
     if (!listened(tracing)) return this.#call<S>(call);
-    return this.#traced<S>(tracing, call, wants);
+    return this.#traced<S>(tracing, call, dataRequest);
   }
 
   // One TracingChannel trace per call (business-payments:request) when someone listens: from
   // the input checks to the final response, and through reading the body when the caller
   // asked for data before the response came (then a ResponseValidationError is traced too).
-  #traced<S extends z.ZodMiniType>(tracing: Tracing, call: Call, wants?: { data?: boolean }): Promise<SentRequest<z.output<S>>> {
+  #traced<S extends z.ZodMiniType>(tracing: Tracing, call: Call, dataRequest?: DataRequest): Promise<SentRequest<z.output<S>>> {
     const { spec } = call;
     const trace: RequestTrace = (call.trace = {
       operation: spec.operation,
@@ -155,7 +155,7 @@ export class Transport {
       const sent = await this.#call<S>(call);
       trace.status = sent.response.status;
       trace.requestId = requestIdOf(sent.response.headers);
-      if (wants?.data) await sent.parse();
+      if (dataRequest?.asked) await sent.parse();
       return sent;
     };
     return traced(tracing, trace, run, (context, error) => {
@@ -166,7 +166,7 @@ export class Transport {
   // The pipeline, top to bottom: check the inputs, build the path, query and body, send
   // through ky (which signs each attempt in a hook, retries under the payment policy and
   // times each attempt out); the body is read and validated when data is asked for. Every
-  // failure leaves through #failed, stamped with the Idempotency-Key and the attempt count.
+  // failure leaves through #toError, stamped with the Idempotency-Key and the attempt count.
   async #call<S extends z.ZodMiniType>(call: Call): Promise<SentRequest<z.output<S>>> {
     const { spec, options } = call;
     let response: Response;
@@ -177,7 +177,7 @@ export class Transport {
       const body = spec.method === 'POST' ? JSON.stringify(params ?? {}) : undefined;
       response = await this.#send(call, params, body);
     } catch (cause) {
-      throw this.#failed(cause, call);
+      throw this.#toError(cause, call);
     }
     this.#routeOf(spec.operation, true);
     let parsed: Promise<z.output<S>> | undefined;
@@ -189,14 +189,14 @@ export class Transport {
   /** Sends the call through ky under the retry policy: resolves to the final attempt's 2xx Response. */
   async #send(call: Call, params: unknown, body: string | undefined): Promise<Response> {
     const { spec, options } = call;
-    const o = this.#options;
-    const signer = new AttemptSigner(o.apiSecret, spec.method, call.pathWithQuery, body);
+    const resolved = this.#options;
+    const signer = new AttemptSigner(resolved.apiSecret, spec.method, call.pathWithQuery, body);
     const headers = this.#headers(options, call.idempotencyKey);
-    const limit = options.maxRetries ?? o.maxRetries;
+    const limit = options.maxRetries ?? resolved.maxRetries;
     // Only the options this call needs: ky merges every key it is given, on every call.
     const request: Options = {
       timeout: call.timeout,
-      retry: retryOptions(call.mode!, limit, o.maxRetryAfter),
+      retry: retryOptions(call.mode!, limit, resolved.maxRetryAfter),
       fetch: (input, init) => this.#fetch(input as Request, init, call),
       // A redirect would carry the credentials and the body to another origin: refuse it.
       redirect: 'manual',
@@ -212,7 +212,7 @@ export class Transport {
       request.body = body!;
     }
     if (options.signal) request.signal = options.signal;
-    const loaded = ky();
+    const loaded = loadKy();
     return (loaded instanceof Promise ? await loaded : loaded).default(call.origin + call.pathWithQuery, request);
   }
 
@@ -229,7 +229,7 @@ export class Transport {
     try {
       text = await readBody(response, bounds, context);
     } catch (cause) {
-      throw this.#failed(cause, call, true);
+      throw this.#toError(cause, call, true);
     }
     try {
       const data = decodeResponse(spec.response as S, text, response, context);
@@ -246,7 +246,7 @@ export class Transport {
         );
       return data;
     } catch (cause) {
-      throw this.#failed(cause, call);
+      throw this.#toError(cause, call);
     }
   }
 
@@ -264,7 +264,7 @@ export class Transport {
   /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */
   async #resign(state: BeforeRetryState, call: Call, signer: AttemptSigner, params: unknown): Promise<void> {
     const retry = channel('business-payments:request:retry');
-    if (this.#logs('warn') || (call.trace && retry?.hasSubscribers)) {
+    if (this.#willLog('warn') || (call.trace && retry?.hasSubscribers)) {
       // A throwaway mapping for the log line and the trace only: what the caller would see.
       const failure = callError(state.error, { ...call });
       this.log('warn', `${call.operation} attempt ${state.retryCount} failed (${failure.message}); retrying`);
@@ -279,7 +279,7 @@ export class Transport {
   }
 
   #logAttempt(call: Call, headers: Record<string, string> | Headers, params: unknown, retry: number): void {
-    if (!this.#logs('debug')) return;
+    if (!this.#willLog('debug')) return;
     this.log('debug', `${call.spec.method} ${call.pathWithQuery} attempt ${retry + 1}`, {
       headers: redactHeaders(headers instanceof Headers ? Object.fromEntries(headers) : headers),
       body: params === undefined ? undefined : redactBody(params),
@@ -306,30 +306,30 @@ export class Transport {
     // A 429 (the merchant's call or the SDK's own) pauses what the SDK sends on its own, for
     // no longer than the wait the client would retry after (maxRetryAfter).
     if (response.status === 429) this.pace.limited(retryAfterSeconds(response.headers), this.#options.maxRetryAfter);
-    if (this.#logs('info')) {
+    if (this.#willLog('info')) {
       this.log('info', `${input.method} ${call.pathWithQuery} → ${response.status} in ${Date.now() - started} ms`);
     }
     return response;
   }
 
   #headers(options: RequestOptions, idempotencyKey: string | undefined): Record<string, string> {
-    const o = this.#options;
+    const resolved = this.#options;
     const headers: Record<string, string> = {
       ...USER_AGENT,
-      ...o.defaultHeaders,
+      ...resolved.defaultHeaders,
       ...options.headers,
       'Content-Type': 'application/json',
       Accept: 'application/json',
-      'X-Environment': o.environment,
-      'X-Merchant-Key': o.merchantKey,
-      'X-API-Key': o.apiKey,
+      'X-Environment': resolved.environment,
+      'X-Merchant-Key': resolved.merchantKey,
+      'X-API-Key': resolved.apiKey,
     };
     if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
     return headers;
   }
 
   /** Maps a failure to its SDK error and logs it (API errors at warn, the rest at error). */
-  #failed(cause: unknown, call: CallInfo, reading = false): PaymentsError {
+  #toError(cause: unknown, call: CallInfo, reading = false): PaymentsError {
     const error = callError(cause, call, reading);
     if (error instanceof RouteNotSupportedError) this.#routeOf(call.operation, false);
     this.log(error instanceof APIError ? 'warn' : 'error', `${call.operation} failed: ${error.message}`);
@@ -342,7 +342,7 @@ export class Transport {
   }
 
   /** Whether `level` is logged: checked before building a costly line. */
-  #logs(level: Exclude<LogLevel, 'off'>): boolean {
+  #willLog(level: Exclude<LogLevel, 'off'>): boolean {
     return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(this.#options.logLevel);
   }
 
@@ -351,8 +351,8 @@ export class Transport {
    * numbers and e-mail addresses), and a logger that throws never changes what a call returns.
    */
   log(level: Exclude<LogLevel, 'off'>, message: string, details?: unknown): void {
-    if (!this.#logs(level)) return;
-    const line = `[business-payments] ${redactText(message)}`;
+    if (!this.#willLog(level)) return;
+    const line = `[business-payments] ${redactPersonalData(message)}`;
     try {
       if (details === undefined) this.#options.logger[level](line);
       else this.#options.logger[level](line, details);

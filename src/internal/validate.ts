@@ -4,10 +4,10 @@ import { isCount } from '../core/values.js';
 import { MAX_TIMEOUT_MS, RESERVED_HEADERS, SDK_HEADER, type Environment, type RequestOptions } from './options.js';
 import type { PhoneCountry } from '../core/phone.js';
 import { inPhoneCountry } from './fields.js';
-import { issuesToErrors, PARSE } from './parse.js';
+import { issuesToErrors, PARSE_OPTIONS } from './parse.js';
 
 /** One value and the schema it must satisfy. */
-export type Checked = readonly [schema: z.ZodMiniType, value: unknown];
+export type ParamToCheck = readonly [schema: z.ZodMiniType, value: unknown];
 
 type AddError = (field: string, message: string) => void;
 
@@ -18,7 +18,7 @@ type AddError = (field: string, message: string) => void;
 export function validateInputs(
   operation: string,
   inputs: {
-    pathParams?: Record<string, Checked> | undefined;
+    pathParams?: Record<string, ParamToCheck> | undefined;
     /** Schema of the body or query params, and the caller's `value` of them. */
     params?: z.ZodMiniType | undefined;
     value?: unknown;
@@ -39,7 +39,7 @@ export function validateInputs(
   return { path, params };
 }
 
-function checkPathParams(pathParams: Record<string, Checked> | undefined, add: AddError): Record<string, string> {
+function checkPathParams(pathParams: Record<string, ParamToCheck> | undefined, add: AddError): Record<string, string> {
   const path: Record<string, string> = {};
   for (const [name, [schema, value]] of Object.entries(pathParams ?? {})) {
     const data = checkParams(schema, value, add, name);
@@ -51,7 +51,7 @@ function checkPathParams(pathParams: Record<string, Checked> | undefined, add: A
 
 // The parsed value, or undefined with every issue added (under `field` when given: a path param).
 function checkParams(schema: z.ZodMiniType, value: unknown, add: AddError, field?: string): unknown {
-  const result = schema.safeParse(value, PARSE);
+  const result = schema.safeParse(value, PARSE_OPTIONS);
   if (result.success) return result.data;
   for (const [key, messages] of Object.entries(issuesToErrors(result.error.issues))) {
     for (const message of messages) add(field ?? key, message);

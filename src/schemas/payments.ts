@@ -1,5 +1,6 @@
 // The params and results of the payment routes: types and schemas.
 import * as z from 'zod/mini';
+import type { Environment } from '../internal/options.js';
 import { isRecord, unwrap } from '../internal/envelope.js';
 import {
   currencyCode,
@@ -26,8 +27,6 @@ import {
 export type PaymentStatus = 'pending' | 'success' | 'failed';
 /** How the customer pays: on the hosted checkout page, or by approving a USSD push. */
 export type PaymentMode = 'hosted' | 'push';
-/** `sandbox` or `production`. */
-export type EnvironmentName = 'sandbox' | 'production';
 
 const PAYMENT_STATUSES = ['pending', 'success', 'failed'] as const;
 const PAYMENT_MODES = ['hosted', 'push'] as const;
@@ -182,7 +181,7 @@ export interface Payment {
   /** When the checkout session expires (ISO 8601). */
   expires_at?: string | null | undefined;
   /** `sandbox` or `production`. */
-  environment?: EnvironmentName | null | undefined;
+  environment?: Environment | null | undefined;
 }
 
 /** A created payment: read tolerantly, then what you act on checked. */
@@ -237,7 +236,7 @@ export interface PaymentSessionInfo {
   /** 3-letter currency code. */
   currency_code?: string | null | undefined;
   /** `sandbox` or `production`. */
-  environment?: EnvironmentName | null | undefined;
+  environment?: Environment | null | undefined;
   /** Whether this is a sandbox session. */
   is_sandbox?: boolean | null | undefined;
   /** Echo of the method filter you sent. */
@@ -321,7 +320,7 @@ export interface PaymentRecord {
   /** `hosted` or `push`. */
   payment_mode?: PaymentMode | undefined;
   /** `sandbox` or `production`. */
-  environment?: EnvironmentName | undefined;
+  environment?: Environment | undefined;
   /** The description you sent. */
   description?: string | null | undefined;
   /** The customer as you sent them. */

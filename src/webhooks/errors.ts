@@ -17,9 +17,8 @@ export type WebhookVerificationReason =
  */
 export class WebhookVerificationError extends PaymentsError {
   override name = 'WebhookVerificationError';
-  // Declared, set in the constructor: no separate field initialiser in this size-budgeted entry.
   /** The machine-readable reason. */
-  declare readonly reason: WebhookVerificationReason;
+  readonly reason: WebhookVerificationReason;
 
   constructor(reason: WebhookVerificationReason, message: string) {
     super(message);

@@ -33,44 +33,7 @@ export interface SignedHeaders {
 export function readSignedHeaders(headers: WebhookHeaders, brand: string | undefined): SignedHeaders {
   if (typeof headers !== 'object' || headers === null) throw missingHeader('Pass the request headers.');
   const fetchLike = typeof (headers as { get?: unknown }).get === 'function';
-  let found = brand?.toLowerCase();
-  if (found === undefined) {
-    // A brand is a signature header and a timestamp header of the same brand: another
-    // service's stray x-…-signature beside the delivery's does not count. The first pass
-    // looks at signature names only; only when it finds two brands does a second pass pair
-    // them with timestamps, counting each name once in a map. Two complete brands make the
-    // delivery ambiguous, so each pass stops collecting there: no list that grows, and is
-    // searched, with every name.
-    let first: string | undefined;
-    let second: string | undefined;
-    let seen: Map<string, number> | undefined;
-    const visit = (key: unknown) => {
-      // A Headers-like object's forEach may hand over names that are not strings.
-      if (second || typeof key !== 'string' || key.length < 13 || (key.charCodeAt(0) | 32) !== 120 || key.charCodeAt(1) !== 45) return;
-      const name = key.toLowerCase();
-      // 1 signature, 2 timestamp (the same length: the brand is what lies between).
-      let kind = name.endsWith('-signature') ? 1 : seen && name.endsWith('-timestamp') ? 2 : 0;
-      if (!kind) return;
-      const own = name.slice(2, -10);
-      if (seen && (seen.set(own, (kind |= seen.get(own)!)), kind < 3)) return;
-      // A conditional expression, not an if/else: this entry is size-budgeted.
-      // eslint-disable-next-line @typescript-eslint/no-unused-expressions
-      if (own !== first) first ? (second = own) : (first = own);
-    };
-    eachName(headers, fetchLike, visit);
-    found = first;
-    if (second) {
-      // Several signature brands: the second pass counts only complete ones.
-      seen = new Map();
-      first = second = undefined;
-      eachName(headers, fetchLike, visit);
-      // visit() has set them again: TypeScript cannot see that through the callback.
-      // eslint-disable-next-line @typescript-eslint/restrict-template-expressions
-      if (second) throw missingHeader(`Headers of more than one brand (x-${first}-signature, x-${second}-signature): pass brand.`);
-      // None complete: the first signature's brand, so the error names what is missing.
-      found = first ?? found;
-    }
-  }
+  const found = brand?.toLowerCase() ?? brandOf(headers, fetchLike);
   if (found !== namesOf) names = [`x-${(namesOf = found)}-signature`, `x-${found}-timestamp`, `x-${found}-event`];
   const signed: { signature?: Value; timestamp?: string | undefined; event?: string | undefined; environment?: string | undefined } = found
     ? {
@@ -88,6 +51,47 @@ export function readSignedHeaders(headers: WebhookHeaders, brand: string | undef
     signed.signature == null ? 'Signature' : signed.timestamp === undefined ? 'Timestamp' : signed.event === undefined ? 'Event' : '';
   if (missing) throw missingHeader(`Missing the X-<Brand>-${missing} header.`);
   return signed as SignedHeaders;
+}
+
+/**
+ * The brand of a delivery whose caller named none. A brand is a signature header and a
+ * timestamp header of the same brand: another service's stray x-…-signature beside the
+ * delivery's does not count. The first pass looks at signature names only; only when it
+ * finds two brands does a second pass pair them with timestamps, counting each name once in
+ * a map. Two complete brands make the delivery ambiguous, so each pass stops collecting
+ * there: no list that grows, and is searched, with every name.
+ */
+function brandOf(headers: WebhookHeaders, fetchLike: boolean): string | undefined {
+  let first: string | undefined;
+  let second: string | undefined;
+  // Set for the second pass only (the common case makes no map); visit reads it before then.
+  // eslint-disable-next-line prefer-const
+  let seen: Map<string, number> | undefined;
+  const visit = (key: unknown) => {
+    // A Headers-like object's forEach may hand over names that are not strings.
+    if (second || typeof key !== 'string' || key.length < 13 || (key.charCodeAt(0) | 32) !== 120 || key.charCodeAt(1) !== 45) return;
+    const name = key.toLowerCase();
+    // 1 signature, 2 timestamp (the same length: the brand is what lies between).
+    let kind = name.endsWith('-signature') ? 1 : seen && name.endsWith('-timestamp') ? 2 : 0;
+    if (!kind) return;
+    const own = name.slice(2, -10);
+    if (seen && (seen.set(own, (kind |= seen.get(own)!)), kind < 3)) return;
+    if (own === first) return;
+    if (first) second = own;
+    else first = own;
+  };
+  eachName(headers, fetchLike, visit);
+  const firstSigned = first;
+  if (!second) return firstSigned;
+  // Several signature brands: the second pass counts only complete ones.
+  seen = new Map();
+  first = second = undefined;
+  eachName(headers, fetchLike, visit);
+  // visit() has set them again: TypeScript cannot see that through the callback.
+  // eslint-disable-next-line @typescript-eslint/restrict-template-expressions
+  if (second) throw missingHeader(`Headers of more than one brand (x-${first}-signature, x-${second}-signature): pass brand.`);
+  // None complete: the first signature's brand, so the error names what is missing.
+  return first ?? firstSigned;
 }
 
 // A module-level function, not a closure per delivery: this runs on every one.

@@ -116,7 +116,7 @@ export function verifyWebhookSignature(
   secret?: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<VerifiedWebhookSignature> {
-  return settle(input, secret, options, (verified) => verified);
+  return verifyThen(input, secret, options, (verified) => verified);
 }
 
 /**
@@ -151,16 +151,16 @@ export function verifyWebhook(
   secret?: string | readonly string[],
   options?: VerifyWebhookRequestOptions,
 ): Promise<WebhookEvent> {
-  return settle(input, secret, options, toEvent);
+  return verifyThen(input, secret, options, toEvent);
 }
 
 type Verified = VerifiedWebhookSignature;
 /** An amount as a body holds it: the callers cast what they pass, and readAmount checks it. */
 type Money = { value?: unknown } | null | undefined;
 
-// On node:crypto everything is synchronous, so the common case settles without extra
+// On node:crypto everything is synchronous, so the common case resolves without extra
 // promise hops: only a Request body or the WebCrypto fallback is awaited.
-function settle<T>(
+function verifyThen<T>(
   input: VerifyWebhookOptions | Request,
   secret: string | readonly string[] | undefined,
   options: VerifyWebhookRequestOptions | undefined,
@@ -171,7 +171,6 @@ function settle<T>(
     refuseReadBody(input);
     // Duck-typed: a Request from another realm or fetch implementation is not an instanceof
     // this runtime's Request. (Something else with a clone() fails to give a body: invalid_payload.)
-    // Written in place, not as a helper: this entry is size-budgeted.
     const verified =
       typeof (input as Request | null)?.clone === 'function'
         ? fromRequest(input as Request, secret, options).then(check)
@@ -246,7 +245,6 @@ function bodyEnvironment({ environment: e, is_sandbox: f }: Record<string, unkno
 }
 
 // Where the spec says number, a server may send the decimal string of one ("25.00").
-// (Regular expressions used once are written in place: this entry is size-budgeted.)
 const readAmount = (amount: Money) => {
   if (typeof amount?.value === 'string' && /^-?\d+(\.\d+)?$/.test(amount.value)) amount.value = +amount.value;
 };
@@ -420,7 +418,7 @@ function signatureCandidates(header: unknown): Uint8Array[] {
  * The webhook secret(s), each by the rule of every credential (see `credential()`): not
  * set, or leading or trailing whitespace (never trimmed), is a `ConfigurationError`. Every
  * verify call runs it first, and `createFulfillment` at construction. (No advice on where
- * to set it here: this entry is size-budgeted, and its callers know where they took it from.)
+ * to set it: its callers know where they took it from.)
  */
 export function checkSecrets(secret: unknown): readonly string[] {
   const list = Array.isArray(secret) ? (secret as unknown[]) : [secret];
@@ -437,11 +435,11 @@ async function fromRequest(
   secret: string | readonly string[] | undefined,
   options: VerifyWebhookRequestOptions | undefined,
 ): Promise<VerifyWebhookOptions> {
-  const o = { ...options, headers: request.headers, secret } as VerifyWebhookOptions & VerifyWebhookRequestOptions;
-  const { toleranceSeconds: tolerance = 300, maxBodyBytes: max = 1 << 20 } = o;
+  const input = { ...options, headers: request.headers, secret } as VerifyWebhookOptions & VerifyWebhookRequestOptions;
+  const { toleranceSeconds: tolerance = 300, maxBodyBytes: max = 1 << 20 } = input;
   checkSecrets(secret);
-  const nowMs = checkOptions(tolerance, o.now, o.environment, o.brand, max);
-  const found = readSignedHeaders(o.headers, o.brand);
+  const nowMs = checkOptions(tolerance, input.now, input.environment, input.brand, max);
+  const found = readSignedHeaders(input.headers, input.brand);
   if (found.timestamp !== undefined) checkTimestamp(found.timestamp, nowMs, tolerance);
   if (!signatureCandidates(found.signature).length) throw mismatch();
   let body: Uint8Array | undefined;
@@ -453,9 +451,9 @@ async function fromRequest(
     throw new WebhookVerificationError('invalid_payload', `Body unreadable (${String(cause)}): already consumed?`);
   }
   if (!body) throw new WebhookVerificationError('invalid_payload', `Body too large: over maxBodyBytes (${max} bytes).`);
-  o.payload = body;
-  o.now = () => nowMs;
-  return o;
+  input.payload = body;
+  input.now = () => nowMs;
+  return input;
 }
 
 // A body read with a bound, for a Fetch `Request` here and the fulfilment kit's deliveries

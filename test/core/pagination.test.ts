@@ -392,7 +392,7 @@ describe('billing.invoices.list query', () => {
   });
 });
 
-describe('the walk ends when the server says so, and never drops or loops (regressions)', () => {
+describe('the walk ends when the server says so, and never drops or loops', () => {
   const seven = Array.from({ length: 7 }, (_, i) => ({ trx_id: `TRX${i + 1}`, amount: i + 1, currency: 'USD', status: 'pending' }));
 
   test('two payments created at the head during a walk over limit 2: every item that existed is yielded, once', async () => {

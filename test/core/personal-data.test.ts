@@ -1,9 +1,9 @@
-// The one redaction rule (redactText): e-mail addresses and phone numbers in the shapes servers
+// The one redaction rule (redactPersonalData): e-mail addresses and phone numbers in the shapes servers
 // echo them, anywhere in free text; what is not customer data (dates, Unix times, amounts,
 // ids) stays readable.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { redactText } from '../../src/core/personal-data.js';
+import { redactPersonalData } from '../../src/core/personal-data.js';
 import { redactBody } from '../../src/internal/redact.js';
 
 // Tanzanian mobile numbers (the service's market) in the shapes a server echoes them; not the
@@ -17,17 +17,17 @@ const email = fc.emailAddress();
 // Free text around them: words without digits or @, as a message would have.
 const words = fc.array(fc.stringMatching(/^[A-Za-z,;:!?']{1,12}$/), { maxLength: 6 }).map((w) => w.join(' '));
 
-describe('redactText', () => {
+describe('redactPersonalData', () => {
   test('the shapes of the review', () => {
-    expect(redactText('Call +255 712 345 678 now')).toBe('Call [redacted] now');
-    expect(redactText('msisdn=255712345678.')).toBe('msisdn=[redacted].');
-    expect(redactText('Contact jane@example.com, please')).toBe('Contact [redacted], please');
+    expect(redactPersonalData('Call +255 712 345 678 now')).toBe('Call [redacted] now');
+    expect(redactPersonalData('msisdn=255712345678.')).toBe('msisdn=[redacted].');
+    expect(redactPersonalData('Contact jane@example.com, please')).toBe('Contact [redacted], please');
   });
 
   test('a phone number in any shape, anywhere in free text, never survives', () => {
     fc.assert(
       fc.property(words, phone, words, (before, number, after) => {
-        const out = redactText(`${before} ${number} ${after}`);
+        const out = redactPersonalData(`${before} ${number} ${after}`);
         expect(out).toContain('[redacted]');
         // No run of the subscriber digits is left (not even a part past the cut).
         expect(out.replace(/\D/g, '')).not.toMatch(/\d{7}/);
@@ -38,7 +38,7 @@ describe('redactText', () => {
   test('an e-mail address anywhere in free text never survives', () => {
     fc.assert(
       fc.property(words, email, words, (before, address, after) => {
-        const out = redactText(`${before} <${address}> ${after}`);
+        const out = redactPersonalData(`${before} <${address}> ${after}`);
         expect(out).not.toContain(address);
         expect(out).not.toContain('@');
       }),
@@ -59,7 +59,7 @@ describe('redactText', () => {
     );
     fc.assert(
       fc.property(plain, (text) => {
-        expect(redactText(text)).toBe(text);
+        expect(redactPersonalData(text)).toBe(text);
       }),
     );
   });
@@ -68,19 +68,19 @@ describe('redactText', () => {
     const message =
       'must be a Tanzanian mobile number such as 0621 234 567 or +255 621 234 567 (got one ending in …987; that is not a mobile number)';
     // The example in every form the SDK prints it, and the input's last three digits, stay.
-    expect(redactText(message)).toBe(message);
-    expect(redactText('The customer phone must be a mobile number, e.g. 255621234567.')).toBe(
+    expect(redactPersonalData(message)).toBe(message);
+    expect(redactPersonalData('The customer phone must be a mobile number, e.g. 255621234567.')).toBe(
       'The customer phone must be a mobile number, e.g. 255621234567.',
     );
-    expect(redactText('such as 01812-345678 or +880 1812-345678')).toBe('such as 01812-345678 or +880 1812-345678');
+    expect(redactPersonalData('such as 01812-345678 or +880 1812-345678')).toBe('such as 01812-345678 or +880 1812-345678');
     // Any other number is redacted: beside an example, one digit off it, or run together with it.
-    expect(redactText('e.g. 0621 234 567, not 0754 321 987')).toBe('e.g. 0621 234 567, not [redacted]');
-    expect(redactText('e.g. +255 621 234 567 or +255 754 321 987')).toBe('e.g. +255 621 234 567 or [redacted]');
-    expect(redactText('msisdn 255621234568')).toBe('msisdn [redacted]');
-    expect(redactText('0621 234 567 0754 321 987')).toBe('[redacted]');
+    expect(redactPersonalData('e.g. 0621 234 567, not 0754 321 987')).toBe('e.g. 0621 234 567, not [redacted]');
+    expect(redactPersonalData('e.g. +255 621 234 567 or +255 754 321 987')).toBe('e.g. +255 621 234 567 or [redacted]');
+    expect(redactPersonalData('msisdn 255621234568')).toBe('msisdn [redacted]');
+    expect(redactPersonalData('0621 234 567 0754 321 987')).toBe('[redacted]');
     // Only the forms the SDK prints: the same number written another way is redacted.
-    expect(redactText('call 0621234567')).toBe('call [redacted]');
-    expect(redactText('(got one ending in …987)')).toBe('(got one ending in …987)');
+    expect(redactPersonalData('call 0621234567')).toBe('call [redacted]');
+    expect(redactPersonalData('(got one ending in …987)')).toBe('(got one ending in …987)');
   });
 
   test('a log body: phone fields whole, and an e-mail or number in any other field', () => {

@@ -3,7 +3,7 @@
 // shows the expected form (a made-up example) and the input's last three digits only.
 import { describe, expect, test } from 'vitest';
 import { InvalidParamsError } from '../../src/core/error.js';
-import { redactText } from '../../src/core/personal-data.js';
+import { redactPersonalData } from '../../src/core/personal-data.js';
 import { checkPhone, normalizePhone, phoneCountryError, type PhoneCountry } from '../../src/core/phone.js';
 import { TEST_PHONE_NUMBERS, defaultMerchant } from '../../src/testing/mock-service/defaults.js';
 
@@ -213,7 +213,7 @@ describe.each(Object.keys(CASES) as PhoneCountry[])('checkPhone, %s', (country) 
   test('its refusals survive the redaction of log lines and error messages as they are', () => {
     for (const [, input] of refused) {
       const message = expectRefused(country, input);
-      expect(redactText(message)).toBe(message);
+      expect(redactPersonalData(message)).toBe(message);
     }
   });
 });

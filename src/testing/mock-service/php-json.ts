@@ -20,7 +20,19 @@ export interface PhpJsonFlags {
   pretty?: boolean;
 }
 
-/** `value` encoded as PHP's json_encode does with `flags` (default: none). */
+/**
+ * `value` encoded as PHP's json_encode does with `flags` (default: none): the bytes the
+ * service (a Laravel app) and the sandbox write. Use it in your own tests to send a webhook
+ * body exactly as the service would, so a handler that re-serialises a parsed body instead of
+ * verifying the raw bytes fails there as it would in production.
+ *
+ * @example
+ * ```ts
+ * import { phpJson } from 'business-payments/testing';
+ *
+ * phpJson({ url: 'https://shop.example/é' }); // → '{"url":"https:\\/\\/shop.example\\/\\u00e9"}'
+ * ```
+ */
 export function phpJson(value: unknown, flags: PhpJsonFlags = {}): string {
   return encode(value, flags, '');
 }
