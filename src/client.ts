@@ -97,6 +97,11 @@ export class PaymentsClient {
     return error instanceof InvalidParamsError;
   }
 
+  /** @internal The kits' seam: whether `error` says this server generation has no such route. */
+  unsupported(error: unknown): boolean {
+    return error instanceof RouteNotSupportedError;
+  }
+
   /** The environment every request is sent to (`X-Environment`). */
   get environment(): Environment {
     return this.#options.environment;

@@ -17,6 +17,9 @@ export {
 } from './fulfillment/postgres.js';
 export type {
   FulfillmentStore,
+  ClaimStore,
+  UnsettledStore,
+  AttemptStore,
   StoreClaim,
   ClaimResult,
   InboxLease,

@@ -9,6 +9,9 @@
 export { redisStore, type RedisStoreOptions, type NodeRedisClientLike, type IORedisClientLike } from './fulfillment/redis.js';
 export type {
   FulfillmentStore,
+  ClaimStore,
+  UnsettledStore,
+  AttemptStore,
   StoreClaim,
   ClaimResult,
   InboxLease,

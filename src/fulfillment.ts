@@ -8,25 +8,29 @@
 // in serverless handlers, so it must not import ky or the client (the client is passed in).
 export { createFulfillment } from './fulfillment/create.js';
 export type {
-  DrainReport,
   ExpectedPrice,
-  Fulfillment,
   FulfillmentClient,
   FulfillmentContext,
-  FulfillmentTrace,
   Handler as FulfillmentHandler,
   FulfillmentOptions,
   FulfilledTransaction,
+} from './fulfillment/options.js';
+export type {
+  DrainReport,
+  Fulfillment,
+  FulfillmentTrace,
   PaymentAttempt,
   ReconcileOptions,
   ReconcileReport,
   SettleResult,
   WebhookAnswer,
-} from './fulfillment/types.js';
+} from './fulfillment/results.js';
 export type { NodeWebhookRequest } from './fulfillment/body.js';
 export {
   memoryStore,
+  type AttemptStore,
   type ClaimResult,
+  type ClaimStore,
   type FulfillmentStore,
   type InboxLease,
   type InboxNext,
@@ -34,6 +38,7 @@ export {
   type InboxState,
   type InboxStore,
   type StoreClaim,
+  type UnsettledStore,
 } from './fulfillment/store.js';
 // The gross a customer paid, on either generation: what an order's price is compared with.
 export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';

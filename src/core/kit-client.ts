@@ -16,4 +16,6 @@ export interface KitClient {
   warn?(line: string): void;
   /** Whether `error` is the client refusing a call's params before sending anything (`InvalidParamsError`). */
   refused?(error: unknown): boolean;
+  /** Whether `error` says the server's generation has no such route (`RouteNotSupportedError`). */
+  unsupported?(error: unknown): boolean;
 }

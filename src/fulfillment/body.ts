@@ -1,7 +1,7 @@
 // A webhook delivery's body, read with a bound: at most `max` bytes are held, and past that
 // the source is let go (a Fetch body cancelled, a Node request's iteration ended), so a
 // flood costs the process one chunk, not the body. The kit checks the headers before it
-// asks for the body (create.ts): an unsigned or stale delivery is answered unread.
+// asks for the body (delivery.ts): an unsigned or stale delivery is answered unread.
 import type { WebhookHeaders } from '../webhooks/headers.js';
 import { chunksOf, readBounded, type WebhookPayload } from '../webhooks/verify.js';
 import { refuseReadBody } from '../webhooks/errors.js';

@@ -1,21 +1,22 @@
 // The kit's inbox worker: recorded deliveries processed (verify, handlers) after the answer,
 // retried with backoff (in this process while it runs), `dead` after maxAttempts; drain() for
 // cron and serverless, work() for a worker: both for what a process that died left pending.
+// Each record's event is processed by the delivery step's handler (passed in); below it the
+// shared base.
 import { ConfigurationError } from '../core/base-error.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { DrainReport, Fulfillment, FulfillmentOptions, FulfillmentTrace, SettleResult } from './types.js';
-import { messageOf, trace } from './settle.js';
+import { messageOf, trace, type HandleEvent } from './base.js';
+import type { FulfillmentOptions } from './options.js';
+import type { DrainReport, Fulfillment } from './results.js';
 import type { FulfillmentStore, InboxNext, InboxStore } from './store.js';
 
-type FromEvent = (event: WebhookEvent, info: FulfillmentTrace, recorded: () => void, signal?: AbortSignal) => Promise<SettleResult>;
-
-/** `processOne` (the due record `id`, else the oldest due one) and the inbox methods of the kit. */
-// A record busy elsewhere is no failure (its holder renews its claim): it is looked at again a
-// third of a lease on. A failure is due again after the backoff, or dead at maxAttempts; one that
-// came of `signal` aborting (drain(), work(): a verify waiting for its slot) is no failure, and is
-// due again at once. drain() counts each processed record: `done`, `dead`, or `pending` again
-// (retried).
-export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore, lease: number, fromEvent: FromEvent) {
+/** The inbox worker: `soon` (a recorded delivery processed right after its answer) and the inbox methods of the kit. */
+// `processOne` processes the due record `id`, else the oldest due one. A record busy elsewhere
+// is no failure (its holder renews its claim): it is looked at again a third of a lease on. A
+// failure is due again after the backoff, or dead at maxAttempts; one that came of `signal`
+// aborting (drain(), work(): a verify waiting for its slot) is no failure, and is due again at
+// once. drain() counts each processed record: `done`, `dead`, or `pending` again (retried).
+export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore, lease: number, handle: HandleEvent) {
   const inbox = (): InboxStore => {
     if (!store.inbox) throw new ConfigurationError('fulfillment: this store has no inbox');
     return store.inbox;
@@ -27,7 +28,7 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
     let next: InboxNext;
     try {
       const result = await trace('inbox', options.environment, (info) =>
-        fromEvent(JSON.parse(taken.event) as WebhookEvent, info, () => {}, signal),
+        handle(JSON.parse(taken.event) as WebhookEvent, info, () => {}, signal),
       );
       if (result === 'pending') throw new Error('the service says neither success nor failed yet');
       next = result === 'busy' ? { state: 'pending', attempts, delayMs: lease / 3 } : { state: 'done', attempts };
@@ -64,7 +65,7 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
     return true;
   };
   const list: Fulfillment['inbox'] = ({ state, limit = 100 }) => inbox().list(state, limit);
-  return { processOne, soon: inProcess(processOne, lease), drain, work, replay, inbox: list };
+  return { soon: inProcess(processOne, lease), drain, work, replay, inbox: list };
 }
 
 // `soon` processes a record right after the answer, at most 4 at a time in this process (each

@@ -1,53 +1,44 @@
-// The once-only core of the fulfillment kit: claims (renewed while a handler runs), a payment
-// settled once per trx_id and an order paid once across its attempts, the price check, and
-// the review path. createFulfillment (create.ts) wires it to the webhook, the return page,
-// reconcile and the inbox.
+// The settle step: a verified payment's outcome handled once. A success runs `onPaid` once
+// per trx_id and once per order across its attempts, inside the claims (renewed while it runs),
+// after the price check; a second payment of a paid order, or a price that does not match,
+// goes to review. A failure runs `onFailed` once. Below it the shared base; above it the
+// delivery, the return page (`handleVerified`, here too) and reconcile, wired by create.ts.
 import { PaymentsError } from '../core/base-error.js';
 import { sameAmount } from '../core/money.js';
 import { paidAmount } from '../core/paid-amount.js';
 import type { VerifiedTransaction } from '../schemas/payments.js';
-import type { WebhookEvent } from '../webhooks/events.js';
-import type {
-  ExpectedPrice,
-  FulfilledTransaction,
-  FulfillmentClient,
-  FulfillmentContext,
-  FulfillmentOptions,
-  FulfillmentTrace,
-  Handler,
-  SettleResult,
-} from './types.js';
+import { ATTEMPT, open, remember, same, type Context } from './base.js';
+import type { ExpectedPrice, FulfilledTransaction, FulfillmentOptions, Handler } from './options.js';
+import type { FulfillmentTrace, SettleResult } from './results.js';
 import type { FulfillmentStore, StoreClaim } from './store.js';
-import { listened, traced, tracingChannel } from '../internal/trace.js';
-
-/** What a handler gets beside its value, but what its claim gives (`db`, `effectKey`, `signal`). */
-export type Context = Omit<FulfillmentContext, 'db' | 'effectKey' | 'signal'>;
 
 // The body of a claim: `held` are the claims renewed while it runs (it may add its own), `signal`
 // the handler's (aborted when the kit stops waiting for it).
 type Body = (claimed: StoreClaim, held: StoreClaim[], signal: AbortSignal) => Promise<string | undefined>;
 type Run = (key: string, body: Body) => Promise<SettleResult>;
+
+/** `handler` run once for `key`, in its claim; the claim then records `outcome`. */
 type Once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Context) => Promise<SettleResult>;
 
-/** `<order>~a<n>`: what newAttempt makes, and how a payment finds its order again. */
-export const ATTEMPT = /^(.+)~a(\d+)$/;
+/** The settle step, as the kit's other steps use it. */
+export interface Settle {
+  /** A verified transaction settled once: `onPaid` (or review) on success, `onFailed` on failure, else `pending`. */
+  payment(tx: VerifiedTransaction, merchantRef: string | undefined, context: Context, info: FulfillmentTrace): Promise<SettleResult>;
+  /** A handler run once per key (a webhook event's `onEvent`). */
+  once: Once;
+}
 
-/** The kit's settlement, `[settle, fromEvent]`: a verified transaction, or a verified webhook event. */
-// `settle` refuses a transaction without trx_id (every such call would share one key,
+/** The kit's settle step. */
+// `payment` refuses a transaction without trx_id (every such call would share one key,
 // `payment:undefined`), and gives the handlers the reference the service sent over the caller's
 // (a return page's URL is anyone's to write). Each handler gets `effectKey`, `<key>:<outcome>`:
 // the same for every run of it, wherever it runs.
-export function settler(options: FulfillmentOptions, store: FulfillmentStore, lease: number) {
+export function settler(options: FulfillmentOptions, store: FulfillmentStore, lease: number): Settle {
   const run = runner(options, store, lease);
   const once: Once = (key, outcome, handler, value, context) =>
     run(key, async ({ db }, _, signal) => (await handler?.(value, { ...context, db, effectKey: `${key}:${outcome}`, signal }), outcome));
   const paid = paying(options, store, lease, run, once);
-  const settle = async (
-    tx: VerifiedTransaction,
-    merchantRef: string | undefined,
-    context: Context,
-    info: FulfillmentTrace,
-  ): Promise<SettleResult> => {
+  const payment: Settle['payment'] = async (tx, merchantRef, context, info) => {
     const trxId = tx?.trx_id;
     if (!trxId || typeof trxId !== 'string') throw new PaymentsError('fulfillment: a transaction without trx_id cannot be settled');
     const ref = (tx as FulfilledTransaction).merchant_ref ?? merchantRef;
@@ -61,44 +52,8 @@ export function settler(options: FulfillmentOptions, store: FulfillmentStore, le
           ? await once(`payment:${trxId}`, status, options.onFailed, value, context)
           : 'pending');
   };
-  // `signal` (drain(), work()) ends a wait for a verify's slot.
-  const fromEvent = async (
-    event: WebhookEvent,
-    info: FulfillmentTrace,
-    recorded: () => void,
-    signal?: AbortSignal,
-  ): Promise<SettleResult> => {
-    const data = event.data as { trx_id?: unknown; merchant_ref?: unknown } | null | undefined;
-    const trxId = data?.trx_id;
-    const { onEvent } = options;
-    const context: Context = { source: 'webhook', event };
-    named(event, info);
-    // Only the two payment outcomes are verified and settled; any other type (a `payment.*` this
-    // SDK does not know yet included) goes to onEvent, never to onPaid or onFailed.
-    if ((event.type === 'payment.completed' || event.type === 'payment.failed') && typeof trxId === 'string') {
-      info.trxId = trxId;
-      // The earlier generation sends its IPN once, never again: its trx_id is recorded first, so
-      // that whatever happens next, `reconcile` finds it (that generation has no payment list).
-      if (event.format === 'legacy' && (await remember(store, trxId, text(data!.merchant_ref), lease))) recorded();
-      // Verified before any handler: the event says what happened, the service confirms it.
-      return settle(await verified(options.client, trxId, signal), text(data!.merchant_ref), context, info);
-    }
-    if (!onEvent) return 'ran';
-    // An event without an id cannot be de-duplicated: it runs each time it comes.
-    if (typeof event.id !== 'string') return (await onEvent(event, unclaimed(context)), 'ran');
-    return once(`event:${event.id}`, 'handled', onEvent, event, context);
-  };
-  return [settle, fromEvent] as const;
+  return { payment, once };
 }
-
-// The context of a handler run without a claim (an event without an id): an effectKey of its own
-// (it runs each time it comes), a signal that never aborts.
-const unclaimed = (context: Context) => ({
-  ...context,
-  db: undefined,
-  effectKey: `event:${crypto.randomUUID()}`,
-  signal: new AbortController().signal,
-});
 
 // `run` claims `key` and runs `body` in it, renewing the claim (and any `body` holds) every third
 // of the lease while it runs, so a slow handler is never run twice; `body` gives the outcome to
@@ -198,73 +153,36 @@ function paying(options: FulfillmentOptions, store: FulfillmentStore, lease: num
   };
 }
 
-/**
- * Records a payment reported and not settled yet (`false` where the store cannot): its trx_id
- * for `reconcile`, and its reference (`ref:<trx_id>`), which the earlier generation's verify
- * does not carry, so that the payment still finds its order there.
- */
-export async function remember(store: FulfillmentStore, trxId: string, ref: string | undefined, lease: number): Promise<boolean> {
-  if (!store.remember) return false;
-  // The reference first: a reconcile that finds the trx_id finds its reference with it (another
-  // report writing it right now is waited for, up to 2 s).
-  let found = ref ? await store.claim(`ref:${trxId}`, lease) : undefined;
-  for (let i = 0; found && 'busy' in found && i < 100; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    found = await store.claim(`ref:${trxId}`, lease);
-  }
-  if (found && 'claimed' in found) await found.claimed.complete(ref!);
-  await store.remember(`payment:${trxId}`);
-  return true;
-}
-
-/** One trace around `work` when someone listens; the trace's `info` is filled in as the work goes. */
-export function trace<T>(
-  operation: FulfillmentTrace['operation'],
-  environment: FulfillmentTrace['environment'],
-  work: (info: FulfillmentTrace) => Promise<T>,
-): Promise<T> {
-  const info: FulfillmentTrace = { operation, environment };
-  const tracing = tracingChannel('business-payments:fulfillment');
-  return listened(tracing)
-    ? traced(
-        tracing,
-        info,
-        () => work(info),
-        (context, error) => (context.errorClass = errorClass(error)),
-      )
-    : work(info);
-}
-
-/** The class name of what was thrown, for traces. */
-export const errorClass = (error: unknown): string => (error as Error | undefined)?.name ?? 'Error';
-
-/** What was thrown, as a message. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/** `value` when it is a string. */
-export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
 // The paid gross against the order's price at the currency's minor-unit digits (pg's numeric
 // '3.30' is a paid 3.3), and the currency.
 const priced = (tx: FulfilledTransaction, expected: ExpectedPrice) =>
   same(tx.currency, expected.currency) && sameAmount(paidAmount(tx), expected.amount, String(tx.currency).toUpperCase());
 
-// The trace's event type and id.
-export const named = (event: WebhookEvent, info: FulfillmentTrace) => {
-  info.eventType = String(event.type);
-  if (typeof event.id === 'string') info.eventId = event.id;
-};
-
-// Ids compare as the earlier generation matches them, case-insensitively.
-const same = (a: unknown, b: unknown) => String(a).toUpperCase() === String(b).toUpperCase();
-
-// The service's answer for `trxId`, refused when it is about another payment (a proxy's
-// cache, a hostile server): acting on it would settle one order with another's payment.
-// It waits for a slot in the client's polling budget (`pollSlot`; a test's fake client may have
-// none), until `signal` aborts.
-export async function verified(client: FulfillmentClient, trxId: string, signal?: AbortSignal): Promise<VerifiedTransaction> {
-  await client.pollSlot?.(signal);
-  const tx = await client.payments.verify(trxId);
-  if (!same(tx?.trx_id, trxId)) throw new PaymentsError(`fulfillment: verify(${trxId}) answered for ${String(tx?.trx_id)}`);
-  return tx;
+/** `handleVerified`: a transaction the merchant verified (a return page) settled, or kept for `reconcile` when it cannot be. */
+// The payment's order comes from the reference the service sent: the
+// transaction's own, else the one recorded for its trx_id (an earlier-generation IPN's, recorded
+// as it came, or the first report's that could not settle); the caller's only where there is
+// neither (verify's answer carries none, on either generation).
+// A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
+// trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
+// that payment again (its IPN is sent once, and it has no payment list).
+export async function keepUnsettled(
+  store: FulfillmentStore,
+  tx: VerifiedTransaction,
+  caller: string | undefined,
+  lease: number,
+  settle: (ref: string | undefined) => Promise<SettleResult>,
+): Promise<SettleResult> {
+  const trxId = tx?.trx_id;
+  const recorded = typeof trxId === 'string' && !(tx as FulfilledTransaction).merchant_ref && (await store.outcome(`ref:${trxId}`));
+  const ref = recorded || caller;
+  const keep = () => (typeof trxId === 'string' ? remember(store, trxId, ref, lease) : undefined);
+  try {
+    const result = await settle(ref);
+    if (open(result)) await keep();
+    return result;
+  } catch (error) {
+    await keep()?.catch(() => {});
+    throw error;
+  }
 }

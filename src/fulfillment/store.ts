@@ -1,6 +1,8 @@
-// The store behind the fulfillment kit: who holds a payment's (or an event's) claim right
-// now, and which outcome is already recorded. Small on purpose, so a merchant can bring
-// DynamoDB or anything else with a conditional write.
+// The store behind the fulfillment kit, one small interface per concern: the claims (who holds
+// a payment's or an event's key right now, and which outcome is already recorded), the
+// unsettled list, the attempt counts and the inbox; FulfillmentStore is all of them. Small on
+// purpose, so a merchant can bring DynamoDB or anything else with a conditional write. Below
+// them, memoryStore(), the default.
 import type { PayoutIntentStore } from '../payouts/store.js';
 
 /**
@@ -45,7 +47,8 @@ export type ClaimResult<Db = unknown> =
   | { busy: true };
 
 /**
- * The interface every store implements (memory, Postgres, Redis, or your own).
+ * The claims part of a store: who holds a key right now, and which outcome is recorded for it.
+ * Every store has it; the kit runs each handler inside a claim.
  *
  * - `claim(key, leaseMs)`: atomically, across every process sharing the store: if an outcome
  *   is recorded for `key`, `{ done: outcome }`; else if another claim holds it and its lease
@@ -53,26 +56,48 @@ export type ClaimResult<Db = unknown> =
  *   crashed holder keeps others out).
  * - `outcome(key)`: the recorded outcome, if any (used by `reconcile` to skip settled
  *   payments without a verify call).
- * - `remember(key)` and `unsettled(limit)` (optional; the stores of this package have them):
- *   keys reported but not settled yet. The earlier generation of the service sends its IPN
- *   once and never again, and has no payment list, so these are what `reconcile` walks there.
  */
-export interface FulfillmentStore<Db = unknown> {
+export interface ClaimStore<Db = unknown> {
   /** Claims `key` for `leaseMs` ms (see the interface). */
   claim(key: string, leaseMs: number): Promise<ClaimResult<Db>>;
   /** The outcome recorded for `key`, or `undefined`. */
   outcome(key: string): Promise<string | undefined>;
+}
+
+/**
+ * The unsettled list of a store: keys reported but not settled yet. The earlier generation of
+ * the service sends its IPN once and never again, and has no payment list, so these are what
+ * `reconcile` walks there. Optional in a {@link FulfillmentStore} (the stores of this package
+ * have it).
+ */
+export interface UnsettledStore {
   /** Records `key` as reported and not settled yet (idempotent; durable for as long as outcomes are). */
-  remember?(key: string): Promise<void>;
+  remember(key: string): Promise<void>;
   /** Remembered keys without a recorded outcome, oldest first, at most `limit`. */
-  unsettled?(limit: number): Promise<string[]>;
-  /** `false` for a store that forgets with its process (`memoryStore`): the CLI's reconcile refuses it. */
-  readonly durable?: boolean;
+  unsettled(limit: number): Promise<string[]>;
+}
+
+/**
+ * The attempts part of a store: how many attempts at paying an order were handed out
+ * (`fulfillment.newAttempt`). Optional in a {@link FulfillmentStore}; without it,
+ * `newAttempt` is refused.
+ */
+export interface AttemptStore {
   /**
    * Counts the attempts at paying `order`, atomically across processes: resolves 1, 2, 3…
    * (`fulfillment.newAttempt`). The count is readable as `outcome('attempts:' + order)`.
    */
-  attempt?(order: string): Promise<number>;
+  attempt(order: string): Promise<number>;
+}
+
+/**
+ * The interface every store implements (memory, Postgres, Redis, or your own): the claims
+ * ({@link ClaimStore}), and optionally the unsettled list ({@link UnsettledStore}), the
+ * attempts ({@link AttemptStore}), the inbox ({@link InboxStore}) and the payout intents.
+ */
+export interface FulfillmentStore<Db = unknown> extends ClaimStore<Db>, Partial<UnsettledStore>, Partial<AttemptStore> {
+  /** `false` for a store that forgets with its process (`memoryStore`): the CLI's reconcile refuses it. */
+  readonly durable?: boolean;
   /** Where verified deliveries wait to be processed (the kit's inbox). Without it, `inbox: true` is refused. */
   readonly inbox?: InboxStore | undefined;
   /** Where payout intents live (`createPayouts` from `business-payments/payouts`). */

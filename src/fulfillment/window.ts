@@ -1,7 +1,5 @@
-// Where a reconcile walk (the kit's, and the CLI's dry run) stands against `since`, shared so
-// both stop alike. The service's payment list is newest first (the sandbox's is): once a
-// page's worth of payments in a row were created before `since`, each older than one already
-// seen, nothing newer can follow. On a list in another order nothing stops the walk early.
+// `reconcile`'s `since`, read once; where its walk stops is core/stop-before.ts (shared with
+// the CLI's dry run through the public entry, so both stop alike).
 import { ConfigurationError } from '../core/base-error.js';
 
 /**
@@ -17,15 +15,4 @@ export function sinceMs(since: unknown): number {
     );
   }
   return ms;
-}
-
-/** `past(created)` for each payment in list order: `true` once the walk may stop. */
-export function sinceWindow(from: number): (created: number) => boolean {
-  let newest = -Infinity;
-  let before = 0;
-  return (created) => {
-    before = created < from ? (created < newest ? before + 1 : before) : 0;
-    if (created > newest) newest = created;
-    return before >= 100;
-  };
 }

@@ -25,8 +25,8 @@ describe('PaymentsClient implements the kits’ seam', () => {
     // declares the members it uses as the seam does.
     const client = new PaymentsClient(options);
     const seam: Required<KitClient> = client;
-    const fulfillmentSeam: Required<Pick<KitClient, 'pollSlot' | 'warn'>> = client as Required<
-      Pick<FulfillmentClient, 'pollSlot' | 'warn'>
+    const fulfillmentSeam: Required<Pick<KitClient, 'pollSlot' | 'warn' | 'unsupported'>> = client as Required<
+      Pick<FulfillmentClient, 'pollSlot' | 'warn' | 'unsupported'>
     >;
     const payoutsSeam: Required<Pick<KitClient, 'pollSlot' | 'refused'>> = client as Required<Pick<PayoutsClient, 'pollSlot' | 'refused'>>;
     expect(fulfillmentSeam.pollSlot).toBe(payoutsSeam.pollSlot);
@@ -67,5 +67,19 @@ describe('PaymentsClient implements the kits’ seam', () => {
     expect(client.refused(Object.assign(new Error('destination: bad'), { name: 'InvalidParamsError' }))).toBe(false);
     expect(client.refused(new APIError({ status: 422, body: { message: 'Invalid' }, headers: new Headers() }))).toBe(false);
     expect(client.refused(undefined)).toBe(false);
+  });
+
+  test('unsupported tells its own RouteNotSupportedError by class, never by a name string', async () => {
+    // The earlier generation's answer to a route it lacks, as the client itself makes it.
+    const body = JSON.stringify({ message: 'The route api/v1/payments could not be found.' });
+    const fetch = () => Promise.resolve(new Response(body, { status: 404, headers: { 'content-type': 'application/json' } }));
+    const client = new PaymentsClient({ ...options, fetch, maxRetries: 0 });
+    const error: unknown = await client.payments.list({ limit: 1 }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(client.unsupported(error)).toBe(true);
+    expect(client.unsupported(Object.assign(new Error('no route'), { name: 'RouteNotSupportedError' }))).toBe(false);
+    expect(client.unsupported(new APIError({ status: 404, body: { message: 'Not found' }, headers: new Headers() }))).toBe(false);
   });
 });

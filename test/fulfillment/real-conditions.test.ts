@@ -363,10 +363,12 @@ describe.each(STORES)('the earlier generation, with no payment list: %s', (_, ma
     fake.payments.list = () => ({
       [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(noList) }),
     });
+    // The client tells its own RouteNotSupportedError through the kits' seam.
+    const walkerClient = Object.assign(fake, { unsupported: (error: unknown) => error === noList });
     const walker = createFulfillment<unknown>({
       environment: 'sandbox',
       secret: SECRET,
-      client: fake,
+      client: walkerClient,
       store,
       inbox: false,
       onPaid: (t) => void paid.push(t),
