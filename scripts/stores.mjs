@@ -1,11 +1,12 @@
-// The fulfillment stores on real servers (CI): the conformance suite
-// (test/fulfillment/conformance.ts) for postgresStore over a `pg` Pool on a PostgreSQL server,
-// and redisStore over node-redis and over ioredis on a Redis server, and the SIGSTOP cases
-// (test/fulfillment/sigstop.ts: a real process holding a claim, paused for twice its lease while
-// another process handles the same delivery; about 4 s a store). Both servers are
-// throwaways: fresh data directories under the temp dir, loopback ports picked free, started
-// here and stopped (directories removed) whatever happens. One line per store; exit 1 if any
-// failed.
+// The stores on real servers (CI): the store conformance suite (testStore, from
+// business-payments/testing) of each kit (fulfillment, payouts) for postgresStore over a `pg`
+// Pool (and one pg Client) on a PostgreSQL server, and redisStore over node-redis and over
+// ioredis on a Redis server, and the SIGSTOP cases (test/fulfillment/sigstop.ts: a real
+// process holding a claim, paused for twice its lease while another process handles the same
+// delivery; about 4 s a store). Both servers are throwaways: fresh data directories under the
+// temp dir, loopback ports picked free, started here and stopped (directories removed)
+// whatever happens. One line per store and kit, with its testStore cases passed (and skipped:
+// what the store does not offer); exit 1 if any failed.
 //
 //   npm run test:stores
 //
@@ -19,6 +20,25 @@ const started = performance.now();
 const seconds = (from) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
 
 let failed = false;
+
+/**
+ * A suite's line: a testStore run's cases (passed; skipped, with what the store or the check
+ * goes without; failed), else its tests'.
+ */
+function counts(tests, ok, bad, skipped) {
+  const cases = tests.map((test) => test.meta().storeCases).filter(Boolean);
+  if (cases.length) {
+    const sum = (key) => cases.reduce((total, run) => total + run[key], 0);
+    const [passed, failedCases, skippedCases] = [sum('passed'), sum('failed'), sum('skipped')];
+    const total = passed + failedCases + skippedCases;
+    if (failedCases) return `${failedCases} of ${total} cases failed`;
+    const without = [...new Set(cases.flatMap((run) => run.skippedFor))].join(', ');
+    return `${passed} cases passed${skippedCases ? `, ${skippedCases} skipped (no ${without})` : ''}${ok ? '' : ', then an assertion failed'}`;
+  }
+  if (ok) return `${tests.length - skipped} passed${skipped ? `, ${skipped} not applicable` : ''}`;
+  return `${bad} of ${tests.length} failed${bad ? '' : ' (a hook)'}`;
+}
+
 let stopServers = () => {};
 try {
   const servers = await startDbServers({ name: 'test:stores' });
@@ -39,13 +59,12 @@ try {
     testTimeout: 30_000,
     hookTimeout: 30_000,
   });
-  // One line per store: each top-level suite of the file is one store's conformance run (or
-  // one store's SIGSTOP case).
+  // One line per store and kit: each top-level suite of the file is one store's testStore run
+  // (its cases counted in its test's meta, storeCases), or one store's other cases.
   const modules = vitest.state.getTestModules();
   const suites = modules.flatMap((module) => [...module.children.suites()]);
   if (!suites.length) failed = true;
-  const label = (name) => name.replace(/^store conformance: /, '');
-  const width = Math.max(0, ...suites.map((suite) => label(suite.name).length));
+  const width = Math.max(0, ...suites.map((suite) => suite.name.length));
   console.log('');
   for (const module of modules) {
     if (module.children.size) continue;
@@ -60,10 +79,9 @@ try {
     const ms = suite.task.result?.duration ?? tests.reduce((sum, test) => sum + (test.diagnostic()?.duration ?? 0), 0);
     const ok = !bad && suite.state() !== 'failed';
     if (!ok) failed = true;
-    const counts = ok
-      ? `${tests.length - skipped} passed${skipped ? `, ${skipped} not applicable` : ''}`
-      : `${bad} of ${tests.length} failed${bad ? '' : ' (a hook)'}`;
-    console.log(`${label(suite.name).padEnd(width)}  ${ok ? 'pass' : 'FAIL'}  ${(ms / 1000).toFixed(1).padStart(5)} s  (${counts})`);
+    console.log(
+      `${suite.name.padEnd(width)}  ${ok ? 'pass' : 'FAIL'}  ${(ms / 1000).toFixed(1).padStart(5)} s  (${counts(tests, ok, bad, skipped)})`,
+    );
   }
   if (process.exitCode || vitest.state.getCountOfFailedTests() > 0) failed = true;
   await vitest.close();

@@ -1,6 +1,7 @@
 /**
  * For your tests: `createMockService` (the simulated service, in memory or as a local HTTP
- * server), `signWebhook` (signed test deliveries) and the fixed test values.
+ * server), `signWebhook` (signed test deliveries), the fixed test values, and `testStore`
+ * (the store conformance suite, for a store of your own).
  *
  * @module business-payments/testing
  */
@@ -24,3 +25,14 @@ export type {
   MockWebhookEvent,
   MswRequestHandler,
 } from './testing/mock-service/types.js';
+// The store conformance suite: no test runner needed (src/store-check).
+export { testStore } from './store-check/test-store.js';
+export { StoreCheckError } from './store-check/error.js';
+export type {
+  FulfillmentCheckOptions,
+  PayoutsCheckOptions,
+  StoreKit,
+  StoreQueryable,
+  StoreReport,
+  StoreWrites,
+} from './store-check/types.js';

@@ -19,8 +19,9 @@
 // docs/fulfillment-stores.md: its Postgres sample runs (a payment of a newAttempt ref, paid
 // on the sandbox and delivered by webhook, marks its order paid through ctx.db once, and a
 // claim whose COMMIT fails leaves no write behind); its schema is POSTGRES_STORE_SQL; its
-// store interfaces are checked against the ones the package exports. A block that is not run
-// says why in the page.
+// store interfaces are checked against the ones the package exports; its SQLite store and the
+// testStore check of it run in test/store-check/sqlite-sample.test.ts (in `npm test`). A
+// block that is not run says why in the page.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -416,6 +417,9 @@ describe(`${stores.path}: its schema`, () => {
   });
 });
 
+/** The stores page's blocks that test/store-check/sqlite-sample.test.ts runs: the SQLite store and its testStore check. */
+const RUN_ELSEWHERE = ['lib/sqlite-store.ts', 'check-sqlite-store.ts'];
+
 /** The stores page's Postgres sample (its lib/fulfillment.ts), on a fresh database, against a sandbox of one generation. */
 async function openStoresApp(generation: 'current' | 'earlier') {
   // The page's schema run as the migration it offers (the store then finds its tables), and the sample's orders.
@@ -440,7 +444,7 @@ async function openStoresApp(generation: 'current' | 'earlier') {
     client,
     pool,
     rows,
-    unrun,
+    unrun: () => unrun().filter((file) => !RUN_ELSEWHERE.includes(file)),
     /** Committed updates that paid the order. */
     paid: async (id: string) => (await rows('SELECT order_id FROM paid_log WHERE order_id = $1', [id])).length,
     /** Updates that paid an order, committed or not. */

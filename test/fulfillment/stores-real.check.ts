@@ -1,17 +1,27 @@
-// The conformance suites on real servers: the store's (./conformance.ts) and its payout
-// intents' (../payouts/conformance.ts), postgresStore over a `pg` Pool on PostgreSQL,
-// redisStore over node-redis and over ioredis on Redis; and the SIGSTOP cases (./sigstop.ts):
-// a real process holding a claim, paused past its lease while another handles the delivery. Run by `npm run
-// test:stores` (scripts/stores.mjs), which starts throwaway servers and passes them in
-// BP_TEST_PG_URL and BP_TEST_REDIS_URL. Not a *.test.ts: plain `npm test` never runs it.
+// The store conformance suite (testStore, business-payments/testing) on real servers, for
+// each kit: postgresStore over a `pg` Pool and over one pg Client on PostgreSQL, redisStore
+// over node-redis and over ioredis on Redis (and their payout intents); and the SIGSTOP cases
+// (./sigstop.ts): a real process holding a claim, paused past its lease while another handles
+// the delivery. Run by `npm run test:stores` (scripts/stores.mjs), which starts throwaway
+// servers, passes them in BP_TEST_PG_URL and BP_TEST_REDIS_URL, and prints a line per store
+// and kit with its cases (each testStore run keeps its counts in its test's meta). Not a
+// *.test.ts: plain `npm test` never runs it.
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { redisStore } from '../../src/fulfillment/redis.js';
-import type { FulfillmentStore } from '../../src/fulfillment/store.js';
-import { intentOf, runIntentConformance } from '../payouts/conformance.js';
-import { postgresKill, runStoreConformance } from './conformance.js';
-import { pausedHolder } from './sigstop.js';
 import { describe, expect, test } from 'vitest';
+import { redisStore } from '../../src/fulfillment/redis.js';
+import type { StoreClaim } from '../../src/fulfillment/store.js';
+import { intentOf } from '../../src/store-check/intents.js';
+import { testStore, type StoreQueryable, type StoreReport } from '../../src/testing.js';
+import { skipReasons } from '../store-check/reasons.js';
+import { pausedHolder } from './sigstop.js';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** A testStore run's counts, for scripts/stores.mjs's line. */
+    storeCases?: { passed: number; failed: number; skipped: number; skippedFor: string[] };
+  }
+}
 
 const { BP_TEST_PG_URL: pgUrl, BP_TEST_REDIS_URL: redisUrl } = process.env;
 if (!pgUrl || !redisUrl) throw new Error('run by `npm run test:stores`: it starts the servers and sets BP_TEST_PG_URL, BP_TEST_REDIS_URL');
@@ -20,91 +30,129 @@ if (!pgUrl || !redisUrl) throw new Error('run by `npm run test:stores`: it start
 const freshPrefix = () => `bp-test:${crypto.randomUUID()}:`;
 
 /**
- * Each new store instance takes the next of `clients` (connections or pools of their own, as
- * separate processes would have): completion must be visible through another connection,
- * and concurrent claims from several instances race across connections.
+ * The store over `clients[0]`, and `another` making each new instance over the next of
+ * `clients` (connections or pools of their own, as separate processes would have):
+ * completion must be visible through another connection, and concurrent claims from several
+ * instances race across connections.
  */
-function rotating<T, Store = FulfillmentStore>(clients: T[], make: (client: T) => Store) {
+function rotating<T, Store>(clients: T[], make: (client: T) => Store) {
   let next = 0;
-  return () => make(clients[next++ % clients.length]!);
+  return { store: make(clients[0]!), another: () => make(clients[++next % clients.length]!) };
 }
 
-runStoreConformance(
-  'postgres (pg Pool, PostgreSQL server)',
-  async () => {
-    // Imported here: a failure to load fails this store's cases, not the Redis ones.
-    const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../../src/fulfillment/postgres.js')]);
-    const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: pgUrl, max: 10 }));
-    return {
-      makeStore: rotating(pools, (pool) => postgresStore(pool)),
-      transactionalDb: pools[0]!,
-      kill: postgresKill(pools[0]!),
-      close: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
-    };
-  },
-  { kill: true, db: true },
-);
-
-runStoreConformance(
-  'postgres (one pg Client: claims queued, PostgreSQL server)',
-  async () => {
-    const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../../src/fulfillment/postgres.js')]);
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    const reader = new pg.Pool({ connectionString: pgUrl, max: 2 });
-    return {
-      makeStore: () => postgresStore(client, { table: 'bp_single_client' }),
-      transactionalDb: reader,
-      close: async () => void (await Promise.all([client.end(), reader.end()])),
-    };
-  },
-  { db: true },
-);
-
-runStoreConformance('redis (node-redis, Redis server)', async () => {
-  const clients = await Promise.all([1, 2, 3].map(() => createClient({ url: redisUrl }).connect()));
-  const prefix = freshPrefix();
-  return {
-    makeStore: rotating(clients, (client) => redisStore(client, { prefix })),
-    close: async () => void (await Promise.all(clients.map((client) => client.close()))),
+/**
+ * A `kill` for a Postgres store whose `claimed.db` is the claim's connection: terminates that
+ * connection's backend from `admin` (another connection), as a crash of its process would end it.
+ */
+function postgresKill(admin: StoreQueryable): (claim: StoreClaim) => Promise<void> {
+  return async (claim) => {
+    const { rows } = await (claim.db as StoreQueryable).query('SELECT pg_backend_pid() AS pid', []);
+    await admin.query('SELECT pg_terminate_backend($1)', [(rows[0] as { pid: number }).pid]);
   };
+}
+
+/**
+ * One store's testStore run, as a suite named for its kit and store: no case fails (the
+ * assertion prints each failure's message), and only the cases `skips` names are skipped.
+ */
+function storeCheck(name: string, skips: string[], run: () => Promise<StoreReport>): void {
+  describe(name, () => {
+    test('testStore: every case passes', async ({ task }) => {
+      const report = await run();
+      const skippedFor = [...new Set(skipReasons(report))];
+      task.meta.storeCases = { passed: report.passed.length, failed: report.failed.length, skipped: report.skipped.length, skippedFor };
+      expect(report.failed).toEqual([]);
+      expect(skipReasons(report)).toEqual(skips);
+    }, 180_000);
+  });
+}
+
+// Imported in each run: a failure to load pg fails the Postgres runs, not the Redis ones.
+const postgres = async () => {
+  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../../src/fulfillment/postgres.js')]);
+  return { pg, postgresStore };
+};
+
+storeCheck('fulfillment: postgres (pg Pool, PostgreSQL server)', [], async () => {
+  const { pg, postgresStore } = await postgres();
+  const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: pgUrl, max: 10 }));
+  try {
+    const { store, another } = rotating(pools, (pool) => postgresStore(pool));
+    return await testStore(store, { kit: 'fulfillment', another, transactionalDb: pools[0]!, kill: postgresKill(pools[0]!) });
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
 });
 
-runStoreConformance('redis (ioredis, Redis server)', async () => {
+storeCheck('fulfillment: postgres (one pg Client: claims queued, PostgreSQL server)', ['kill'], async () => {
+  const { pg, postgresStore } = await postgres();
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  const reader = new pg.Pool({ connectionString: pgUrl, max: 2 });
+  try {
+    const make = () => postgresStore(client, { table: 'bp_single_client' });
+    return await testStore(make(), { kit: 'fulfillment', another: make, transactionalDb: reader });
+  } finally {
+    await Promise.all([client.end(), reader.end()]);
+  }
+});
+
+const NO_DB = ['kill', 'transactionalDb', 'transactionalDb'];
+
+storeCheck('fulfillment: redis (node-redis, Redis server)', NO_DB, async () => {
+  const clients = await Promise.all([1, 2, 3].map(() => createClient({ url: redisUrl }).connect()));
+  const prefix = freshPrefix();
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }));
+    return await testStore(store, { kit: 'fulfillment', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
+});
+
+storeCheck('fulfillment: redis (ioredis, Redis server)', NO_DB, async () => {
   const clients = [1, 2, 3].map(() => new Redis(redisUrl, { maxRetriesPerRequest: 1 }));
   const prefix = freshPrefix();
-  return {
-    makeStore: rotating(clients, (client) => redisStore(client, { prefix })),
-    close: async () => void (await Promise.all(clients.map((client) => client.quit()))),
-  };
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }));
+    return await testStore(store, { kit: 'fulfillment', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.quit()));
+  }
 });
 
 // The payout intents, on the same servers: each new instance over the next pool or client.
-runIntentConformance('postgres (pg Pool, PostgreSQL server)', async () => {
-  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../../src/fulfillment/postgres.js')]);
+storeCheck('payouts: postgres (pg Pool, PostgreSQL server)', [], async () => {
+  const { pg, postgresStore } = await postgres();
   const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: pgUrl, max: 10 }));
-  return {
-    makeStore: rotating(pools, (pool) => postgresStore(pool).payouts!),
-    close: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
-  };
+  try {
+    const { store, another } = rotating(pools, (pool) => postgresStore(pool).payouts!);
+    return await testStore(store, { kit: 'payouts', another });
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
 });
 
-runIntentConformance('redis (node-redis, Redis server)', async () => {
+storeCheck('payouts: redis (node-redis, Redis server)', [], async () => {
   const clients = await Promise.all([1, 2, 3].map(() => createClient({ url: redisUrl }).connect()));
   const prefix = freshPrefix();
-  return {
-    makeStore: rotating(clients, (client) => redisStore(client, { prefix }).payouts!),
-    close: async () => void (await Promise.all(clients.map((client) => client.close()))),
-  };
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }).payouts!);
+    return await testStore(store, { kit: 'payouts', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
 });
 
-runIntentConformance('redis (ioredis, Redis server)', async () => {
+storeCheck('payouts: redis (ioredis, Redis server)', [], async () => {
   const clients = [1, 2, 3].map(() => new Redis(redisUrl, { maxRetriesPerRequest: 1 }));
   const prefix = freshPrefix();
-  return {
-    makeStore: rotating(clients, (client) => redisStore(client, { prefix }).payouts!),
-    close: async () => void (await Promise.all(clients.map((client) => client.quit()))),
-  };
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }).payouts!);
+    return await testStore(store, { kit: 'payouts', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.quit()));
+  }
 });
 
 describe('payout intents: redis keys (node-redis, Redis server)', () => {

@@ -1,50 +1,51 @@
-// The store conformance suite (./conformance.ts) on memoryStore and on postgresStore over
-// PGlite (a real Postgres in WASM, in memory): once as the single connection it is (claims
-// queued), once behind a one-connection pool (the Pool path: a connection checked out per
-// claim). Then what is particular to postgresStore. On real PostgreSQL and Redis servers:
-// stores-real.check.ts, run by `npm run test:stores`.
+// The store conformance suite (testStore, business-payments/testing) on memoryStore and on
+// postgresStore over PGlite (a real Postgres in WASM, in memory): once as the single connection
+// it is (claims queued), once behind a one-connection pool (the Pool path: a connection checked
+// out per claim). Then what is particular to postgresStore. On real PostgreSQL and Redis
+// servers: stores-real.check.ts, run by `npm run test:stores`.
 import { PGlite } from '@electric-sql/pglite';
 import { bundleEntry } from '../support/bundle.js';
 import { onePool } from '../support/pglite-pool.js';
+import { skipReasons } from '../store-check/reasons.js';
 import type pg from 'pg';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { POSTGRES_STORE_SQL, postgresStore, type PostgresQueryable } from '../../src/fulfillment-postgres.js';
 import { memoryStore, type FulfillmentStore, type StoreClaim } from '../../src/fulfillment/store.js';
-import { runStoreConformance } from './conformance.js';
+import { testStore } from '../../src/testing.js';
 
 // One PGlite for the whole file (it takes seconds to start); every case uses keys of its own.
 let started: Promise<PGlite> | undefined;
 const pglite = () => (started ??= PGlite.create());
 afterAll(async () => void (await (await started)?.close()), 30_000);
 
-runStoreConformance('memory', async () => {
-  // Its clock injected: the cases move it on instead of waiting out leases in real time.
-  let now = performance.now();
-  return { makeStore: () => memoryStore({ now: () => now }), shared: false, close: async () => {}, elapse: async (ms) => void (now += ms) };
-});
+describe("testStore: the SDK's fulfilment stores pass it", () => {
+  test('memory (one instance, its clock moved on)', async () => {
+    // Its clock injected: the cases move it on instead of waiting out leases in real time.
+    let now = performance.now();
+    const report = await testStore(memoryStore({ now: () => now }), { kit: 'fulfillment', elapse: (ms) => void (now += ms) });
+    expect(report.failed).toEqual([]);
+    expect(skipReasons(report)).toEqual(['another', 'kill', 'transactionalDb', 'transactionalDb']);
+    expect(report.passed).toHaveLength(15);
+  });
 
-runStoreConformance(
-  'postgres over PGlite (one connection: claims queued)',
-  async () => {
+  test('postgres over PGlite (one connection: claims queued)', async () => {
     const db = await pglite();
-    return { makeStore: () => postgresStore(db), transactionalDb: db, close: async () => {} };
-  },
-  { db: true },
-);
+    const report = await testStore(postgresStore(db), { kit: 'fulfillment', another: () => postgresStore(db), transactionalDb: db });
+    expect(report.failed).toEqual([]);
+    expect(skipReasons(report)).toEqual(['kill']);
+    expect(report.passed).toHaveLength(18);
+  }, 120_000);
 
-const pooled = { pool: undefined as ReturnType<typeof onePool> | undefined };
-runStoreConformance(
-  'postgres over PGlite behind a pool (a connection per claim)',
-  async () => {
-    const pool = (pooled.pool = onePool(await pglite()));
-    return { makeStore: () => postgresStore(pool, { table: 'bp_pooled' }), transactionalDb: pool, close: async () => {} };
-  },
-  { db: true },
-);
-
-test('the pool path returned every connection it checked out', () => {
-  expect(pooled.pool?.stats.connects).toBeGreaterThan(50);
-  expect(pooled.pool?.stats.out).toBe(0);
+  test('postgres over PGlite behind a pool (a connection per claim): every connection checked out came back', async () => {
+    const pool = onePool(await pglite());
+    const store = () => postgresStore(pool, { table: 'bp_pooled' });
+    const report = await testStore(store(), { kit: 'fulfillment', another: store, transactionalDb: pool });
+    expect(report.failed).toEqual([]);
+    expect(skipReasons(report)).toEqual(['kill']);
+    expect(report.passed).toHaveLength(18);
+    expect(pool.stats.connects).toBeGreaterThan(50);
+    expect(pool.stats.out).toBe(0);
+  }, 120_000);
 });
 
 describe('postgresStore', () => {

@@ -1,4 +1,4 @@
-// The payout intent conformance suite (./conformance.ts) on memoryIntents (the reference), on
+// The payout intent conformance suite (testStore, business-payments/testing) on memoryIntents (the reference), on
 // postgresStore(…).payouts over PGlite (a real Postgres in WASM: as the single connection it
 // is, and behind a one-connection pool), and on redisStore(…).payouts over a fake Redis that
 // runs the semantics of its Lua scripts on Maps (so what is checked here is the client glue:
@@ -9,31 +9,41 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { POSTGRES_STORE_SQL, postgresStore, type PostgresQueryable } from '../../src/fulfillment-postgres.js';
 import { redisStore, type IORedisClientLike, type NodeRedisClientLike } from '../../src/fulfillment-redis.js';
 import { memoryIntents, memoryStore, type PayoutIntentStore } from '../../src/payouts/store.js';
+import { intentOf } from '../../src/store-check/intents.js';
+import { testStore, type PayoutsCheckOptions, type StoreReport } from '../../src/testing.js';
 import { onePool } from '../support/pglite-pool.js';
-import { intentOf, runIntentConformance } from './conformance.js';
 
 // One PGlite for the whole file (it takes seconds to start); every case uses keys of its own.
 let started: Promise<PGlite> | undefined;
 const pglite = () => (started ??= PGlite.create());
 afterAll(async () => void (await (await started)?.close()), 30_000);
 
-const intents = memoryIntents();
-runIntentConformance('memory', async () => ({ makeStore: () => intents, close: async () => {} }));
+/** Every payout case passed, none skipped (the payout kit's cases all apply to every store). */
+const passesAll = (report: StoreReport) => {
+  expect(report.failed).toEqual([]);
+  expect(report.skipped).toEqual([]);
+  expect(report.passed).toHaveLength(10);
+};
+/** testStore on `make()`'s instance, another instance made by `make` for each one a case needs. */
+const check = async (make: () => PayoutIntentStore, options: Partial<PayoutsCheckOptions> = {}) =>
+  passesAll(await testStore(make(), { kit: 'payouts', another: make, ...options }));
 
-runIntentConformance('postgres over PGlite (one connection)', async () => {
-  const db = await pglite();
-  return { makeStore: () => postgresStore(db).payouts!, close: async () => {} };
-});
+describe("testStore: the SDK's payout intent stores pass it", () => {
+  test('memory (one instance)', async () => {
+    passesAll(await testStore(memoryIntents(), { kit: 'payouts' }));
+  });
 
-const pooled = { pool: undefined as ReturnType<typeof onePool> | undefined };
-runIntentConformance('postgres over PGlite behind a pool', async () => {
-  const pool = (pooled.pool = onePool(await pglite()));
-  return { makeStore: () => postgresStore(pool, { table: 'bp_intents_pooled' }).payouts!, close: async () => {} };
-});
+  test('postgres over PGlite (one connection)', async () => {
+    const db = await pglite();
+    await check(() => postgresStore(db).payouts!);
+  }, 60_000);
 
-test('the pool path returned every connection it checked out', () => {
-  expect(pooled.pool?.stats.connects).toBeGreaterThan(50);
-  expect(pooled.pool?.stats.out).toBe(0);
+  test('postgres over PGlite behind a pool: every connection checked out came back', async () => {
+    const pool = onePool(await pglite());
+    await check(() => postgresStore(pool, { table: 'bp_intents_pooled' }).payouts!);
+    expect(pool.stats.connects).toBeGreaterThan(50);
+    expect(pool.stats.out).toBe(0);
+  }, 60_000);
 });
 
 // A key's cluster hash tag: what is between its first `{` and the next `}`, when not empty.
@@ -125,14 +135,16 @@ const ioredis = (redis: Fake) =>
     get: async () => null,
   }) satisfies IORedisClientLike;
 
-runIntentConformance('redis over a fake Redis (node-redis client, Buffer replies)', async () => {
-  const redis = fakeRedis();
-  return { makeStore: () => redisStore(nodeRedis(redis, asBuffers)).payouts!, close: async () => {} };
-});
+describe("testStore: the SDK's payout intent stores pass it (redis over a fake Redis)", () => {
+  test('node-redis client, Buffer replies', async () => {
+    const redis = fakeRedis();
+    await check(() => redisStore(nodeRedis(redis, asBuffers)).payouts!);
+  });
 
-runIntentConformance('redis over a fake Redis (ioredis client)', async () => {
-  const redis = fakeRedis();
-  return { makeStore: () => redisStore(ioredis(redis), { prefix: 'shop:' }).payouts!, close: async () => {} };
+  test('ioredis client', async () => {
+    const redis = fakeRedis();
+    await check(() => redisStore(ioredis(redis), { prefix: 'shop:' }).payouts!);
+  });
 });
 
 test('memoryStore() has its payout intents', async () => {
