@@ -19,8 +19,10 @@ export default tseslint.config(
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      // Functions stay short enough to read in one screen: every line counts, comments and blank ones too.
-      'max-lines-per-function': ['error', { max: 60, skipBlankLines: false, skipComments: false }],
+      // Functions stay short enough to read in one screen: every line counts, comments and blank
+      // ones too. The limit is 60 lines, and a function keeps 5 of headroom below it (55), so a
+      // fix never has to squeeze one; a function that is one table may say so in a disable comment.
+      'max-lines-per-function': ['error', { max: 55, skipBlankLines: false, skipComments: false }],
       // Arrays and numbers in messages read fine (`[a,b]`, `3`).
       '@typescript-eslint/restrict-template-expressions': [
         'error',
