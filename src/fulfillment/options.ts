@@ -19,7 +19,12 @@ export interface FulfillmentClient {
   pollSlot?(signal?: AbortSignal): Promise<void>;
   /** The client's logger at warn: why a delivery was refused. */
   warn?(line: string): void;
-  /** Whether an error says the server has no such route (the earlier generation's payment list): `reconcile` then walks the store. */
+  /**
+   * Whether an error says the server has no such route (the earlier generation's payment
+   * list): `reconcile` then walks the store. A wrapper around the client passes it on
+   * (`unsupported: (error) => client.unsupported(error)`); without it, reconcile on the earlier
+   * generation throws the client's RouteNotSupportedError.
+   */
   unsupported?(error: unknown): boolean;
 }
 
