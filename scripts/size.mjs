@@ -5,7 +5,8 @@
 // - BUDGET: the product's limit, what a user would notice (DESIGN's budgets: `import {
 //   PaymentsClient }` 34,816 B, the money and phone rules added to its 32,768; the webhooks
 //   entry, which serverless functions load cold, 4,096 B; the fulfilment kit with the webhooks
-//   code it ships 10,240 B; payouts 6,144 B). It moves only with the product's contract.
+//   code it ships 10,240 B; payouts and billing 6,144 B each). It moves only with the
+//   product's contract.
 // - CEILING: the reviewed limit a change may grow the entry to: its measured size plus 10 %
 //   headroom, never above the budget, so a newcomer's first route does not fail CI for a few
 //   bytes and the budget is reached only by raising the ceiling. A raise is a commit of its
@@ -21,7 +22,7 @@ import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import list from '../entries.json' with { type: 'json' };
 
-const BUDGET = { client: 34_816, webhooks: 4_096, fulfillment: 10_240, payouts: 6_144 };
+const BUDGET = { client: 34_816, webhooks: 4_096, fulfillment: 10_240, payouts: 6_144, billing: 6_144 };
 /** @type {Record<keyof typeof BUDGET, number>} */
 const CEILING = {
   // 34,769 B measured with the money and phone rules (+2,114 B since 32,633: exact amounts,
@@ -41,6 +42,10 @@ const CEILING = {
   // the service's clock, its own memoryStore(); one file per step over PayoutBase, +126 B);
   // +10 % is over the budget.
   payouts: 6_144,
+  // 5,942 B measured (the guard, the reducer, events read defensively, reconcile with its
+  // replay of a create never answered, its own memoryStore() and the phone rules; one file per
+  // step over BillingBase); +10 % is over the budget.
+  billing: 6_144,
 };
 let failed = false;
 const notes = [];

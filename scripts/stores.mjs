@@ -1,7 +1,7 @@
 // The stores on real servers (CI): the store conformance suite (testStore, from
-// business-payments/testing) of each kit (fulfillment, payouts) for postgresStore over a `pg`
-// Pool (and one pg Client) on a PostgreSQL server, and redisStore over node-redis and over
-// ioredis on a Redis server, and the SIGSTOP cases (test/fulfillment/sigstop.ts: a real
+// business-payments/testing) of each kit (fulfillment, payouts, billing) for postgresStore over
+// a `pg` Pool (and one pg Client) on a PostgreSQL server, and redisStore over node-redis and
+// over ioredis on a Redis server, and the SIGSTOP cases (test/fulfillment/sigstop.ts: a real
 // process holding a claim, paused for twice its lease while another process handles the same
 // delivery; about 4 s a store). Both servers are throwaways: fresh data directories under the
 // temp dir, loopback ports picked free, started here and stopped (directories removed)

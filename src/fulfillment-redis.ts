@@ -22,3 +22,5 @@ export type {
 } from './fulfillment/store.js';
 // The intent part of a store, for `createPayouts` (business-payments/payouts).
 export type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './payouts/store.js';
+// The subscription part of a store, for `createBilling` (business-payments/billing).
+export type { SubscriptionRecord, SubscriptionState, SubscriptionStore } from './billing/store.js';

@@ -9,6 +9,7 @@
 export { signWebhook, type SignWebhookOptions, type SignedWebhook } from './testing/sign-webhook.js';
 export { phpJson, type PhpJsonFlags } from './testing/mock-service/php-json.js';
 export { createMockService } from './testing/mock-service/service.js';
+export { createTestClock, type TestClock, type TestClockWork } from './testing/test-clock.js';
 export { TEST_PHONE_NUMBERS, DEFAULT_CREDENTIALS } from './testing/mock-service/defaults.js';
 export { PAYOUT_TEST_AMOUNTS } from './testing/mock-service/payouts.js';
 export type {
@@ -29,6 +30,7 @@ export type {
 export { testStore } from './store-check/test-store.js';
 export { StoreCheckError } from './store-check/error.js';
 export type {
+  BillingCheckOptions,
   FulfillmentCheckOptions,
   PayoutsCheckOptions,
   StoreKit,

@@ -187,7 +187,9 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
 /** The client the checks use and the `configuration` check; no client when the options are refused. */
 function configured(options: DiagnoseOptions, fetch: unknown, sources: Record<ConfigName, string | undefined>) {
   try {
-    const client = new PaymentsClient({ ...options, maxRetries: 0, fetch: fetch as typeof globalThis.fetch });
+    // `now` is the clock doctor checks (its skew against the service's), not one to sign with.
+    const { now: _checked, ...clientOptions } = options;
+    const client = new PaymentsClient({ ...clientOptions, maxRetries: 0, fetch: fetch as typeof globalThis.fetch });
     const detail = `${client.environment} at ${client.baseUrl} (${provenance(sources)})`;
     return { client, check: { name: 'configuration', status: 'pass', detail } satisfies DiagnosisCheck };
   } catch (error) {

@@ -32,8 +32,8 @@ import { memoryStore } from './store.js';
  * export const POST = (request: Request) => fulfillment.handleWebhook(request);
  * ```
  * @throws {ConfigurationError} when the secret is not set or has leading or trailing whitespace,
- * the client is for the other environment, `inbox: true` with a store that has no inbox, or
- * `maxBodyBytes` is not a whole number more than 0.
+ * the client is for the other environment, `inbox: true` with a store that has no inbox,
+ * `maxBodyBytes` is not a whole number more than 0, or `now` is not a function.
  */
 // With the inbox (on by default where the store is durable), a delivery is recorded, then
 // answered: the service waits for nothing else; it is processed right after, here or by drain()
@@ -52,7 +52,7 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
     store,
     handleVerified: (transaction, opts) =>
       keepUnsettled(store, transaction, opts?.merchantRef, lease, (ref) => traced('handleVerified', transaction, ref)),
-    reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => traced('reconcile', tx, ref)),
+    reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => traced('reconcile', tx, ref), options.now),
     newAttempt: (orderRef) => newAttempt(store, orderRef, lease),
   };
 }
@@ -84,6 +84,8 @@ function configure<Db>(kitOptions: FulfillmentOptions<Db>) {
   const maxBodyBytes = options.maxBodyBytes ?? 1 << 20; // 1 MiB
   if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0))
     throw new ConfigurationError(`createFulfillment({ maxBodyBytes }): ${maxBodyBytes} is not a whole number more than 0`);
+  if (options.now !== undefined && typeof options.now !== 'function')
+    throw new ConfigurationError('createFulfillment({ now }): pass a function returning ms since the epoch, like Date.now');
   const queue = (options.inbox ?? store.durable !== false) ? inbox : undefined;
   return { options, store, lease: options.lease ?? 300_000 /* 5 minutes */, maxBodyBytes, queue };
 }

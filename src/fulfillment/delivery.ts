@@ -71,7 +71,7 @@ const deliveryId = (event: WebhookEvent): string => {
 async function answerDelivery(
   delivery: Delivery,
   max: number,
-  { secret, environment, client }: FulfillmentOptions,
+  { secret, environment, client, now }: FulfillmentOptions,
   info: FulfillmentTrace,
   processEvent: (event: WebhookEvent, recorded: () => void) => Promise<SettleResult | 'queued'>,
 ): Promise<WebhookAnswer> {
@@ -80,12 +80,13 @@ async function answerDelivery(
   try {
     // verifyWebhook's own cheap checks (its default window), before a byte of the body: an
     // unsigned or stale delivery costs nothing to refuse. (The earlier form's timestamp is in its body.)
+    // Both on the kit's clock.
     const { headers } = delivery;
     const { timestamp } = readSignedHeaders(headers, undefined);
-    if (timestamp !== undefined) checkTimestamp(timestamp, Date.now(), 300);
+    if (timestamp !== undefined) checkTimestamp(timestamp, now ? now() : Date.now(), 300);
     const payload = await bodyOf(delivery, max);
     if (payload === undefined) return answer(413, { error: 'payload_too_large', message: 'Body over maxBodyBytes: not read.' });
-    event = await verifyWebhook({ secret, environment, payload, headers });
+    event = await verifyWebhook({ secret, environment, payload, headers, now });
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     // The spec: a bad signature (or timestamp) gets 401, and so does an unsigned delivery

@@ -160,4 +160,11 @@ export interface FulfillmentOptions<Db = unknown> {
    * delivery is a few KB). A whole number more than 0, else a `ConfigurationError`.
    */
   maxBodyBytes?: number | undefined;
+  /**
+   * The kit's clock, ms since the epoch: the 300 s freshness window of each delivery's
+   * timestamp, and `reconcile`'s `olderThan`. Default `Date.now`, read at each use. In tests, a
+   * test clock's `now` (`createTestClock()` from `business-payments/testing`), the one the
+   * sandbox signs its deliveries on. (Claims' leases run on the monotonic clock, the store's.)
+   */
+  now?: (() => number) | undefined;
 }

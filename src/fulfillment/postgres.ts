@@ -3,8 +3,10 @@
 // ours). Its parts, below this file: the sessions (postgres-session.ts: a claim's connection,
 // or a single connection's turn), the claims (postgres-claims.ts: a transaction holding an
 // advisory lock on the key, its outcome a row written in that same transaction) and the inbox
-// (postgres-inbox.ts). The payout intents (src/payouts/postgres.ts) are two more tables,
-// outside any claim. Here: the options, the schema, and the store wired from its parts.
+// (postgres-inbox.ts). The payout intents (src/payouts/postgres.ts) and the subscription
+// records (src/billing/postgres.ts) are two more tables each, outside any claim. Here: the
+// options, the schema, and the store wired from its parts.
+import { postgresSubscriptions } from '../billing/postgres.js';
 import { postgresIntents } from '../payouts/postgres.js';
 import type { FulfillmentStore } from './store.js';
 import { claimer, type Held, type PostgresClaimDb } from './postgres-claims.js';
@@ -19,7 +21,7 @@ export interface PostgresStoreOptions {
   /**
    * The table of recorded outcomes: a plain or schema-qualified name (letters, digits, `_`;
    * not quoted). Default `business_payments_fulfillment`. The store's other tables are named
-   * after it (`_open`, `_inbox`, `_payouts`, `_payout_ids`).
+   * after it (`_open`, `_inbox`, `_payouts`, `_payout_ids`, `_subscriptions`, `_subscription_ids`).
    */
   table?: string;
   /**
@@ -36,7 +38,9 @@ export interface PostgresStoreOptions {
  * settled yet, which `reconcile` re-verifies on a server without a payment list (the earlier
  * generation), `_inbox` the verified deliveries waiting to be processed, and the payout
  * intents (`store.payouts`): `_payouts` (the intent's JSON in `data`; `key` compares byte-wise,
- * `COLLATE "C"`, for lists in key order) and `_payout_ids` (which intent holds a payout id).
+ * `COLLATE "C"`, for lists in key order) and `_payout_ids` (which intent holds a payout id); and
+ * the subscription records (`store.subscriptions`): `_subscriptions` (the record's JSON in
+ * `data`, keyed as `_payouts`) and `_subscription_ids` (which record holds a subscription id).
  */
 // The index name is quoted: under a schema-qualified table name it holds a dot, and an index
 // lives in its table's schema.
@@ -71,6 +75,15 @@ CREATE TABLE IF NOT EXISTS business_payments_fulfillment_payouts (
 CREATE INDEX IF NOT EXISTS "business_payments_fulfillment_payouts_state" ON business_payments_fulfillment_payouts (state, key);
 CREATE TABLE IF NOT EXISTS business_payments_fulfillment_payout_ids (
   payout_id text PRIMARY KEY,
+  key text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS business_payments_fulfillment_subscriptions (
+  key text COLLATE "C" PRIMARY KEY,
+  version int NOT NULL,
+  data text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS business_payments_fulfillment_subscription_ids (
+  subscription_id text PRIMARY KEY,
   key text NOT NULL
 )`;
 
@@ -110,8 +123,12 @@ const shared = new WeakMap<object, { held: Held; tail: Promise<unknown> }>();
  *   (state and version as columns, the intent as JSON text), the payout ids they hold in
  *   `_payout_ids`; every change one statement (a swap is an UPDATE on the version), outside
  *   any claim (on a single connection: in the queue).
+ * - The subscription records (`store.subscriptions`, for `createBilling`), alike: a row per
+ *   record in `_subscriptions` (its version as a column, the record as JSON text), the
+ *   subscription ids they hold in `_subscription_ids`, every change one statement.
  * - The tables (`business_payments_fulfillment`, `_open`, `_inbox`, `_payouts`, `_payout_ids`,
- *   see {@link POSTGRES_STORE_SQL}) are created on first use unless `createTable: false`.
+ *   `_subscriptions`, `_subscription_ids`, see {@link POSTGRES_STORE_SQL}) are created on first
+ *   use unless `createTable: false`.
  *
  * @example
  * ```ts
@@ -167,6 +184,7 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
     },
     inbox: postgresInbox(`${table}_inbox`, rows),
     payouts: postgresIntents(table, rows),
+    subscriptions: postgresSubscriptions(table, rows),
   };
 }
 
@@ -175,10 +193,12 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
 // turns on an advisory lock, in one statement (a DO block: its own transaction, any
 // connection). A table that exists needs no CREATE privilege: it is looked up first.
 async function ensureTable(table: string, read: Read): Promise<void> {
-  // Every table: a store created before the `_open`, `_inbox` or payout tables existed gains them here.
+  // Every table: a store created before the `_open`, `_inbox`, payout or subscription tables
+  // existed gains them here.
+  const names = ['', '_open', '_inbox', '_payouts', '_payout_ids', '_subscriptions', '_subscription_ids'];
   const { rows } = await read(
-    'SELECT num_nulls(to_regclass($1), to_regclass($2), to_regclass($3), to_regclass($4), to_regclass($5)) = 0 AS found',
-    ['', '_open', '_inbox', '_payouts', '_payout_ids'].map((name) => table + name),
+    `SELECT num_nulls(${names.map((_, i) => `to_regclass($${i + 1})`).join(', ')}) = 0 AS found`,
+    names.map((name) => table + name),
   );
   if ((rows[0] as { found: boolean }).found) return;
   // `table` is an SQL name (checked): safe inside the literal and the statement.

@@ -27,10 +27,12 @@ export async function reconcile(
   client: FulfillmentClient,
   store: FulfillmentStore,
   settle: SettleFound,
+  now: () => number = Date.now,
 ): Promise<ReconcileReport> {
   const { since, olderThan = 600_000 /* 10 minutes */, signal, onProgress } = options;
   const from = sinceMs(since);
-  const until = Date.now() - olderThan;
+  // On the kit's clock (its `now`).
+  const until = now() - olderThan;
   const report: ReconcileReport = { seen: 0, checked: 0, paid: 0, failed: 0, pending: 0, busy: 0, errors: [], unknown: [], review: [] };
   const check = checker(report, client, store, settle);
   const past = stopBefore(from);

@@ -4,7 +4,9 @@
 // as its expiry, so a crashed holder's claim runs out by itself), then `done:<outcome>` for
 // good. Every decision is one Lua script, so it is atomic across every process and client.
 // The inbox lives under `<prefix>{inbox}:` (see redisStore), timed on the Redis server's clock;
-// the payout intents under `<prefix>{payouts}:` (src/payouts/redis.ts).
+// the payout intents under `<prefix>{payouts}:` (src/payouts/redis.ts), the subscription
+// records under `<prefix>{billing}:` (src/billing/redis.ts).
+import { redisSubscriptions } from '../billing/redis.js';
 import { redisIntents } from '../payouts/redis.js';
 import type { ClaimResult, FulfillmentStore, InboxRecord, InboxState, InboxStore, StoreClaim } from './store.js';
 
@@ -159,7 +161,9 @@ const record = (reply: unknown[], i: number): InboxRecord => ({
  * slot too): a hash per intent (`i:<key>`: state, version, the intent's JSON as written), a
  * sorted set per state (`s:<state>`, listed in key order) and `ids` (payout id → key). Every
  * change is one script, a swap compares the version; none of these keys expires, whatever
- * `keepDoneMs`.
+ * `keepDoneMs`. The subscription records (`store.subscriptions`, for `createBilling`) alike,
+ * under `<prefix>{billing}:`: a hash per record (`r:<key>`: version, JSON), one sorted set of
+ * their keys (`keys`) and `ids` (subscription id → key).
  *
  * Durability is your Redis's: with persistence off (or a failover that loses recent writes),
  * a recorded outcome or an inbox record can be lost and its handler run again (or never).
@@ -223,6 +227,7 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
     attempt: async (order) => Number(text(await run(ATTEMPT, [`attempts:${order}`], []))),
     inbox: redisInbox(run),
     payouts: redisIntents(run),
+    subscriptions: redisSubscriptions(run),
   };
 }
 

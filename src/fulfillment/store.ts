@@ -3,6 +3,7 @@
 // unsettled list, the attempt counts and the inbox; FulfillmentStore is all of them. Small on
 // purpose, so a merchant can bring DynamoDB or anything else with a conditional write. Below
 // them, memoryStore(), the default.
+import type { SubscriptionStore } from '../billing/store.js';
 import type { PayoutIntentStore } from '../payouts/store.js';
 
 /**
@@ -93,7 +94,8 @@ export interface AttemptStore {
 /**
  * The interface every store implements (memory, Postgres, Redis, or your own): the claims
  * ({@link ClaimStore}), and optionally the unsettled list ({@link UnsettledStore}), the
- * attempts ({@link AttemptStore}), the inbox ({@link InboxStore}) and the payout intents.
+ * attempts ({@link AttemptStore}), the inbox ({@link InboxStore}), the payout intents and the
+ * subscription records.
  */
 export interface FulfillmentStore<Db = unknown> extends ClaimStore<Db>, Partial<UnsettledStore>, Partial<AttemptStore> {
   /** `false` for a store that forgets with its process (`memoryStore`): the CLI's reconcile refuses it. */
@@ -102,6 +104,8 @@ export interface FulfillmentStore<Db = unknown> extends ClaimStore<Db>, Partial<
   readonly inbox?: InboxStore | undefined;
   /** Where payout intents live (`createPayouts` from `business-payments/payouts`). */
   readonly payouts?: PayoutIntentStore | undefined;
+  /** Where subscription records live (`createBilling` from `business-payments/billing`). */
+  readonly subscriptions?: SubscriptionStore | undefined;
 }
 
 /**

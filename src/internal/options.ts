@@ -117,6 +117,13 @@ export interface ClientOptions {
    * `normalizePhone`.
    */
   phoneCountry?: PhoneCountry | undefined;
+  /**
+   * The clock requests are signed with (`X-Timestamp`), ms since the epoch. Default
+   * `Date.now`, read at each signature. In tests, a test clock's `now` (`createTestClock()`
+   * from `business-payments/testing`), the one the sandbox runs on: its requests stay inside
+   * the service's 300 s window however far the clock is moved.
+   */
+  now?: (() => number) | undefined;
 }
 
 /** Per-call options, the last argument of every method. */
@@ -173,6 +180,8 @@ export interface ResolvedOptions {
   maxRetryAfter: number;
   pollingBudget: number;
   phoneCountry: PhoneCountry;
+  /** The caller's clock; undefined means `Date.now`, read at each signature. */
+  now: (() => number) | undefined;
 }
 
 /** Largest per-attempt timeout a timer can hold (2^31 - 1 ms). */
@@ -231,6 +240,9 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new ConfigurationError('fetch must be a function, like the global fetch.');
   }
+  if (options.now !== undefined && typeof options.now !== 'function') {
+    throw new ConfigurationError('now must be a function, like Date.now.');
+  }
 
   return {
     environment,
@@ -249,6 +261,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     maxRetryAfter: checkCount('maxRetryAfter', options.maxRetryAfter ?? 60_000, 0, MAX_TIMEOUT_MS),
     pollingBudget: checkCount('pollingBudget', options.pollingBudget ?? 120, 1),
     phoneCountry: checkPhoneCountry(options.phoneCountry ?? 'TZ'),
+    now: options.now,
   };
 }
 

@@ -190,7 +190,7 @@ export class Transport {
   async #send(call: Call, params: unknown, body: string | undefined): Promise<Response> {
     const { spec, options } = call;
     const resolved = this.#options;
-    const signer = new AttemptSigner(resolved.apiSecret, spec.method, call.pathWithQuery, body);
+    const signer = new AttemptSigner(resolved, spec.method, call.pathWithQuery, body);
     const headers = this.#headers(options, call.idempotencyKey);
     const limit = options.maxRetries ?? resolved.maxRetries;
     // Only the options this call needs: ky merges every key it is given, on every call.
@@ -388,20 +388,21 @@ const USER_AGENT = ((): Record<string, string> => {
   return { 'User-Agent': `business-payments/${VERSION} ${runtime}` };
 })();
 
-/** Signs attempts of one request: `<ts>.<METHOD>.<path_with_query>.<raw_body>`, afresh each time. */
+/** Signs attempts of one request: `<ts>.<METHOD>.<path_with_query>.<raw_body>`, afresh each time, on the client's clock. */
 class AttemptSigner {
-  readonly #secret: string;
+  readonly #options: Pick<ResolvedOptions, 'apiSecret' | 'now'>;
   readonly #request: { method: string; pathWithQuery: string; body: string | undefined };
 
-  constructor(secret: string, method: string, pathWithQuery: string, body: string | undefined) {
-    this.#secret = secret;
+  constructor(options: Pick<ResolvedOptions, 'apiSecret' | 'now'>, method: string, pathWithQuery: string, body: string | undefined) {
+    this.#options = options;
     this.#request = { method, pathWithQuery, body };
   }
 
   /** `headers` plus X-Timestamp and X-Signature for now; a Promise only on the WebCrypto path. */
   sign(headers: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const signature = signatureHeader(this.#secret, { timestamp, ...this.#request });
+    const { apiSecret, now = Date.now } = this.#options;
+    const timestamp = Math.floor(now() / 1000);
+    const signature = signatureHeader(apiSecret, { timestamp, ...this.#request });
     const done = (value: string) => Object.assign(headers, { 'X-Timestamp': String(timestamp), 'X-Signature': value });
     return typeof signature === 'string' ? done(signature) : signature.then(done);
   }

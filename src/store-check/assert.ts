@@ -20,6 +20,13 @@ export function show(value: unknown): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
+/** Code-point order: the byte order of UTF-8, which the stores sort keys in. */
+export const byCodePoints = (x: string, y: string) => {
+  const [a, b] = [[...x], [...y]];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]!.codePointAt(0)! - b[i]!.codePointAt(0)!;
+  return a.length - b.length;
+};
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /**

@@ -4,7 +4,7 @@
 // persistent database can be checked again and again, and a list reads from its tag on
 // (`after`): the keys starting with a tag sort right after it.
 import type { PayoutIntent, PayoutIntentStore } from '../payouts/store.js';
-import { equal, matches, ok, strictEqual } from './assert.js';
+import { byCodePoints, equal, matches, ok, strictEqual } from './assert.js';
 import { intentOf, listed, next, T0, tag, type IntentsContext } from './intents.js';
 import { ROUND_TRIP } from './payout-fields.js';
 import type { Case } from './run.js';
@@ -14,13 +14,6 @@ const RACERS = 20;
 
 const keys = (intents: PayoutIntent[]) => intents.map((intent) => intent.key);
 type Pair = [PayoutIntentStore, PayoutIntentStore];
-
-/** Code-point order: the byte order of UTF-8, which the stores sort keys in. */
-const byCodePoints = (x: string, y: string) => {
-  const [a, b] = [[...x], [...y]];
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]!.codePointAt(0)! - b[i]!.codePointAt(0)!;
-  return a.length - b.length;
-};
 
 const writes: Array<Case<IntentsContext>> = [
   {

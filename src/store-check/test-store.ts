@@ -1,24 +1,40 @@
 // testStore: a kit's conformance cases run against a store, the merchant's own included, with
 // no test runner: plain async code that answers a report (or throws, when asked to).
+import type { SubscriptionStore } from '../billing/store.js';
 import { ConfigurationError } from '../core/base-error.js';
 import type { FulfillmentStore } from '../fulfillment/store.js';
 import type { PayoutIntentStore } from '../payouts/store.js';
 import { show } from './assert.js';
+import { BILLING_CASES } from './billing.js';
 import { CLAIM_CASES } from './claims.js';
 import { claimsContext } from './context.js';
 import { INBOX_CASES } from './inbox.js';
 import { PAYOUT_CASES } from './payouts.js';
 import { RECORD_CASES } from './records.js';
 import { runCases, type RunOptions } from './run.js';
-import type { FulfillmentCheckOptions, PayoutsCheckOptions, StoreReport } from './types.js';
+import type { BillingCheckOptions, FulfillmentCheckOptions, PayoutsCheckOptions, StoreReport } from './types.js';
 
 /** The fulfilment cases, in the order they run. */
 const FULFILLMENT_CASES = [...CLAIM_CASES, ...RECORD_CASES, ...INBOX_CASES];
 
-const runOptions = (options: FulfillmentCheckOptions | PayoutsCheckOptions): RunOptions => ({
+type CheckOptions = FulfillmentCheckOptions | PayoutsCheckOptions | BillingCheckOptions;
+
+const runOptions = (options: CheckOptions): RunOptions => ({
   throwOnFailure: options.throwOnFailure === true,
   caseTimeoutMs: options.caseTimeoutMs ?? 30_000,
 });
+
+/** A record store's instances for its cases: `count` on the same data, `store` first (itself again, without `another`). */
+const instances =
+  <Store>(store: Store, another: (() => Store) | undefined) =>
+  (count: number) =>
+    Array.from({ length: count }, (_, i) => (i === 0 || !another ? store : another()));
+
+/** Refuses what is not a record store (payouts, billing): `what` names the store to pass. */
+function recordStore(store: unknown, kit: string, what: string): void {
+  if (typeof (store as { swap?: unknown }).swap !== 'function')
+    throw new ConfigurationError(`testStore(store, { kit: '${kit}' }): store must be a ${what}`);
+}
 
 /**
  * Runs the store conformance suite of a kit against `store`, one case after another, and
@@ -31,6 +47,7 @@ const runOptions = (options: FulfillmentCheckOptions | PayoutsCheckOptions): Run
  *   are skipped). Give `another` (a second instance on the same data) so that instances race
  *   each other, and `kill` and `transactionalDb` where the store can do what they check.
  * - `kit: 'payouts'`: a `PayoutIntentStore` (`store.payouts`).
+ * - `kit: 'billing'`: a `SubscriptionStore` (`store.subscriptions`).
  *
  * Each case writes keys of its own (random), so a persistent database can be checked again
  * and again; leases of a few hundred ms are waited out in real time unless `elapse` moves
@@ -49,20 +66,25 @@ const runOptions = (options: FulfillmentCheckOptions | PayoutsCheckOptions): Run
  */
 export function testStore<Db>(store: FulfillmentStore<Db>, options: FulfillmentCheckOptions<Db>): Promise<StoreReport>;
 export function testStore(store: PayoutIntentStore, options: PayoutsCheckOptions): Promise<StoreReport>;
+export function testStore(store: SubscriptionStore, options: BillingCheckOptions): Promise<StoreReport>;
 export async function testStore(
-  store: FulfillmentStore | PayoutIntentStore,
-  options: FulfillmentCheckOptions | PayoutsCheckOptions,
+  store: FulfillmentStore | PayoutIntentStore | SubscriptionStore,
+  options: CheckOptions,
 ): Promise<StoreReport> {
   if (options.kit === 'payouts') {
-    if (typeof (store as Partial<PayoutIntentStore>).swap !== 'function')
-      throw new ConfigurationError("testStore(store, { kit: 'payouts' }): store must be a PayoutIntentStore (pass store.payouts)");
-    const { another } = options;
-    const intents = store as PayoutIntentStore;
-    const stores = (count: number) => Array.from({ length: count }, (_, i) => (i === 0 || !another ? intents : another()));
+    recordStore(store, 'payouts', 'PayoutIntentStore (pass store.payouts)');
+    const stores = instances(store as PayoutIntentStore, options.another);
     return runCases('payouts', PAYOUT_CASES, { stores }, runOptions(options));
   }
-  if (options.kit !== 'fulfillment')
-    throw new ConfigurationError(`testStore: kit must be 'fulfillment' or 'payouts', not ${show((options as { kit: unknown }).kit)}`);
+  if (options.kit === 'billing') {
+    recordStore(store, 'billing', 'SubscriptionStore (pass store.subscriptions)');
+    const stores = instances(store as SubscriptionStore, options.another);
+    return runCases('billing', BILLING_CASES, { stores }, runOptions(options));
+  }
+  if (options.kit !== 'fulfillment') {
+    const kit = show((options as { kit: unknown }).kit);
+    throw new ConfigurationError(`testStore: kit must be 'fulfillment', 'payouts' or 'billing', not ${kit}`);
+  }
   if (typeof (store as Partial<FulfillmentStore>).claim !== 'function')
     throw new ConfigurationError("testStore(store, { kit: 'fulfillment' }): store must be a FulfillmentStore (claim, outcome)");
   return runCases('fulfillment', FULFILLMENT_CASES, claimsContext(store as FulfillmentStore, options), runOptions(options));

@@ -1,19 +1,21 @@
 // What testStore takes and what it answers: the options of each kit's check and the report.
+import type { SubscriptionStore } from '../billing/store.js';
 import type { FulfillmentStore, StoreClaim } from '../fulfillment/store.js';
 import type { PayoutIntentStore } from '../payouts/store.js';
 
 /**
  * Which kit's store to check: `'fulfillment'` (a `FulfillmentStore`: claims and outcomes,
- * and the optional parts it has) or `'payouts'` (a `PayoutIntentStore`: `store.payouts`).
+ * and the optional parts it has), `'payouts'` (a `PayoutIntentStore`: `store.payouts`) or
+ * `'billing'` (a `SubscriptionStore`: `store.subscriptions`).
  *
  * @example
  * ```ts
  * import type { StoreKit } from 'business-payments/testing';
  *
- * const kits: StoreKit[] = ['fulfillment', 'payouts'];
+ * const kits: StoreKit[] = ['fulfillment', 'payouts', 'billing'];
  * ```
  */
-export type StoreKit = 'fulfillment' | 'payouts';
+export type StoreKit = 'fulfillment' | 'payouts' | 'billing';
 
 /**
  * What the check says of a store: the cases that passed, those that failed (each with what
@@ -158,4 +160,30 @@ export interface PayoutsCheckOptions extends CheckOptions {
    * (up to 20 at once). Without it, every case uses the one instance.
    */
   another?: (() => PayoutIntentStore) | undefined;
+}
+
+/**
+ * `testStore(store, options)` for a subscription record store (`store.subscriptions`, the
+ * billing kit's).
+ *
+ * @example
+ * ```ts
+ * import { postgresStore } from 'business-payments/fulfillment/postgres';
+ * import { testStore, type BillingCheckOptions } from 'business-payments/testing';
+ *
+ * // `pool`: your pg Pool. Each instance as another process would have it.
+ * const options: BillingCheckOptions = { kit: 'billing', another: () => postgresStore(pool).subscriptions! };
+ * const report = await testStore(postgresStore(pool).subscriptions!, options);
+ * if (!report.ok) throw new Error(report.failed.map(({ name, message }) => `${name}: ${message}`).join('\n'));
+ * ```
+ */
+export interface BillingCheckOptions extends CheckOptions {
+  /** The kit whose cases run. */
+  kit: 'billing';
+  /**
+   * Makes another instance on the same data, as another process would (for a server store:
+   * over a connection or client of its own). Called again for each instance a case needs
+   * (up to 20 at once). Without it, every case uses the one instance.
+   */
+  another?: (() => SubscriptionStore) | undefined;
 }

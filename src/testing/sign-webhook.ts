@@ -12,8 +12,10 @@ export interface SignWebhookOptions {
   payload: string | Record<string, unknown>;
   /** The webhook signing secret; with `format: 'legacy'`, the API secret (the earlier generation signs IPNs with it). */
   secret: string;
-  /** Unix seconds. Default: now. With `format: 'legacy'`, the body's `timestamp` (an object payload's own is kept when this is not given). */
+  /** Unix seconds. Default: now (`now()`). With `format: 'legacy'`, the body's `timestamp` (an object payload's own is kept when this is not given). */
   timestamp?: number;
+  /** The clock the default `timestamp` is read from, ms since the epoch: a test clock's `now`. Default `Date.now`. */
+  now?: () => number;
   /** Event header value. Default: the payload's `type`. (Not used by `format: 'legacy'`, which has no event header.) */
   type?: string;
   /** Brand in the header names (`X-<Brand>-Signature`). Default `Service`. (Not used by `format: 'legacy'`.) */
@@ -49,6 +51,14 @@ export interface SignedWebhook {
  * ```
  * @example
  * ```ts
+ * // Signed on a test clock, a day ahead of the real time: verify on the same clock.
+ * import { createTestClock, signWebhook } from 'business-payments/testing';
+ * const clock = createTestClock();
+ * await clock.advance(86_400_000);
+ * const delivery = await signWebhook({ payload: event, secret: 'whsec_test', now: clock.now });
+ * ```
+ * @example
+ * ```ts
  * // The earlier generation's IPN, signed with the API secret.
  * const ipn = await signWebhook({
  *   format: 'legacy',
@@ -61,7 +71,7 @@ export interface SignedWebhook {
 export async function signWebhook(options: SignWebhookOptions): Promise<SignedWebhook> {
   if (options.format === 'legacy') return signLegacy(options);
   const body = typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload);
-  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const timestamp = String(options.timestamp ?? nowSeconds(options));
   const type = options.type ?? (typeof options.payload === 'object' ? options.payload.type : undefined) ?? parsed(body)?.type;
   const brand = options.brand ?? 'Service';
   const signature = await hmacHex(options.secret, `${timestamp}.`, body);
@@ -82,7 +92,7 @@ async function signLegacy(options: SignWebhookOptions): Promise<SignedWebhook> {
   const body =
     typeof payload === 'string'
       ? payload
-      : JSON.stringify({ ...payload, timestamp: options.timestamp ?? payload.timestamp ?? Math.floor(Date.now() / 1000) }).replace(
+      : JSON.stringify({ ...payload, timestamp: options.timestamp ?? payload.timestamp ?? nowSeconds(options) }).replace(
           /[\u2028\u2029]/g,
           (c) => `\\u${c.charCodeAt(0).toString(16)}`,
         );
@@ -96,6 +106,13 @@ async function signLegacy(options: SignWebhookOptions): Promise<SignedWebhook> {
       'X-Environment': options.environment ?? (stated === 'production' ? 'production' : 'sandbox'),
     },
   };
+}
+
+// The signing time in unix seconds, on the caller's clock when given one.
+function nowSeconds({ now }: SignWebhookOptions): number {
+  const ms = now === undefined ? Date.now() : now();
+  if (!Number.isFinite(ms)) throw new RangeError('signWebhook: now() must return ms since the epoch.');
+  return Math.floor(ms / 1000);
 }
 
 function parsed(body: string): Record<string, unknown> | undefined {

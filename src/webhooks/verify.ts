@@ -18,8 +18,12 @@ export interface VerifyWebhookOptions {
   secret: string | readonly string[];
   /** Allowed distance between the signed timestamp (header, or the earlier form's body) and now, both ways, in seconds: more than 0, at most 3600. Default 300. */
   toleranceSeconds?: number | undefined;
-  /** Current time in ms (as `Date.now()`); inject in tests. */
-  now?: () => number | undefined;
+  /**
+   * The clock the timestamp's window is measured on, ms since the epoch (as `Date.now()`),
+   * read once per delivery (a Request's headers and body are checked at the same time). In
+   * tests, a test clock's `now`, the one the sandbox signs its deliveries on. Default `Date.now`.
+   */
+  now?: (() => number) | undefined;
   /**
    * When set, the delivery's environment must equal it: X-Environment in the current form;
    * in the earlier form the signed body's (`data.environment`, `data.is_sandbox`), refused

@@ -24,6 +24,7 @@ import * as fulfillmentEntry from '../../src/fulfillment.js';
 import * as postgres from '../../src/fulfillment-postgres.js';
 import * as redis from '../../src/fulfillment-redis.js';
 import * as payouts from '../../src/payouts.js';
+import * as billingEntry from '../../src/billing.js';
 import * as testing from '../../src/testing.js';
 import * as webhooks from '../../src/webhooks.js';
 import { onePool } from '../support/pglite-pool.js';
@@ -45,6 +46,7 @@ const EXPORTS: Record<string, [entry: string, module: Record<string, unknown>]> 
   postgresStore: ['business-payments/fulfillment/postgres', postgres],
   redisStore: ['business-payments/fulfillment/redis', redis],
   createPayouts: ['business-payments/payouts', payouts],
+  createBilling: ['business-payments/billing', billingEntry],
   diagnose: ['business-payments/doctor', doctor],
 };
 

@@ -46,6 +46,7 @@ const ENTRIES: Record<string, string> = {
   'business-payments/fulfillment/postgres': 'src/fulfillment-postgres.ts',
   'business-payments/fulfillment/redis': 'src/fulfillment-redis.ts',
   'business-payments/payouts': 'src/payouts.ts',
+  'business-payments/billing': 'src/billing.ts',
 };
 
 /** One block of a page, or one `@example`. */

@@ -70,6 +70,7 @@ const ENTRIES: Record<string, string> = {
   'business-payments/fulfillment/redis': 'src/fulfillment-redis.ts',
   'business-payments/webhooks': 'src/webhooks.ts',
   'business-payments/payouts': 'src/payouts.ts',
+  'business-payments/billing': 'src/billing.ts',
   'business-payments/testing': 'src/testing.ts',
 };
 

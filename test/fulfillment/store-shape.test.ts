@@ -11,6 +11,7 @@ import type {
   PayoutIntentStore,
   UnsettledStore,
 } from '../../src/fulfillment.js';
+import type { SubscriptionStore } from '../../src/billing/store.js';
 
 // The interface as it was before the concerns were named.
 interface Before<Db = unknown> {
@@ -22,6 +23,7 @@ interface Before<Db = unknown> {
   attempt?(order: string): Promise<number>;
   readonly inbox?: InboxStore | undefined;
   readonly payouts?: PayoutIntentStore | undefined;
+  readonly subscriptions?: SubscriptionStore | undefined;
 }
 
 // Identical, not just assignable both ways: the same members, optional and readonly alike.

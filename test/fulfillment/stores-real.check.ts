@@ -1,6 +1,7 @@
 // The store conformance suite (testStore, business-payments/testing) on real servers, for
 // each kit: postgresStore over a `pg` Pool and over one pg Client on PostgreSQL, redisStore
-// over node-redis and over ioredis on Redis (and their payout intents); and the SIGSTOP cases
+// over node-redis and over ioredis on Redis (and their payout intents and subscription
+// records); and the SIGSTOP cases
 // (./sigstop.ts): a real process holding a claim, paused past its lease while another handles
 // the delivery. Run by `npm run test:stores` (scripts/stores.mjs), which starts throwaway
 // servers, passes them in BP_TEST_PG_URL and BP_TEST_REDIS_URL, and prints a line per store
@@ -12,6 +13,7 @@ import { describe, expect, test } from 'vitest';
 import { redisStore } from '../../src/fulfillment/redis.js';
 import type { StoreClaim } from '../../src/fulfillment/store.js';
 import { intentOf } from '../../src/store-check/intents.js';
+import { recordOf } from '../../src/store-check/subscriptions.js';
 import { testStore, type StoreQueryable, type StoreReport } from '../../src/testing.js';
 import { skipReasons } from '../store-check/reasons.js';
 import { pausedHolder } from './sigstop.js';
@@ -173,6 +175,63 @@ describe('payout intents: redis keys (node-redis, Redis server)', () => {
       expect(await client.exists(key('s:pending'))).toBe(0);
       expect(await client.hGetAll(key('ids'))).toEqual({ po_1: 'K1' });
       for (const name of ['i:K1', 's:sent', 'ids']) expect(await client.pTTL(key(name))).toBe(-1);
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+// The subscription records, on the same servers: each new instance over the next pool or client.
+storeCheck('billing: postgres (pg Pool, PostgreSQL server)', [], async () => {
+  const { pg, postgresStore } = await postgres();
+  const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: pgUrl, max: 10 }));
+  try {
+    const { store, another } = rotating(pools, (pool) => postgresStore(pool).subscriptions!);
+    return await testStore(store, { kit: 'billing', another });
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
+});
+
+storeCheck('billing: redis (node-redis, Redis server)', [], async () => {
+  const clients = await Promise.all([1, 2, 3].map(() => createClient({ url: redisUrl }).connect()));
+  const prefix = freshPrefix();
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }).subscriptions!);
+    return await testStore(store, { kit: 'billing', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
+});
+
+storeCheck('billing: redis (ioredis, Redis server)', [], async () => {
+  const clients = [1, 2, 3].map(() => new Redis(redisUrl, { maxRetriesPerRequest: 1 }));
+  const prefix = freshPrefix();
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }).subscriptions!);
+    return await testStore(store, { kit: 'billing', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.quit()));
+  }
+});
+
+describe('subscription records: redis keys (node-redis, Redis server)', () => {
+  test('a hash per record holding the JSON as given, one set of keys, the ids hash: none expires, whatever keepDoneMs', async () => {
+    const client = await createClient({ url: redisUrl }).connect();
+    try {
+      const prefix = freshPrefix();
+      const store = redisStore(client, { prefix, keepDoneMs: 1 }).subscriptions!;
+      const record = recordOf('sub:c:p:1', { paid: [{ invoice: 'inv_1', start: 0.5, end: 2 ** 60 }], termsShown: 'lone \ud800' });
+      await store.add(record);
+      const active = { ...record, version: 2, state: 'active' as const, subscriptionId: 'sub_1' };
+      expect(await store.swap(active)).toBe(true);
+      expect(await store.bind('sub_1', 'sub:c:p:1')).toBe('sub:c:p:1');
+      await new Promise((resolve) => setTimeout(resolve, 20)); // past keepDoneMs
+      const key = (name: string) => `${prefix}{billing}:${name}`;
+      expect(await client.hGetAll(key('r:sub:c:p:1'))).toEqual({ version: '2', record: JSON.stringify(active) });
+      expect(await client.zRange(key('keys'), 0, -1)).toEqual(['sub:c:p:1']);
+      expect(await client.hGetAll(key('ids'))).toEqual({ sub_1: 'sub:c:p:1' });
+      for (const name of ['r:sub:c:p:1', 'keys', 'ids']) expect(await client.pTTL(key(name))).toBe(-1);
     } finally {
       client.destroy();
     }

@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { memoryStore, type FulfillmentStore, type StoreClaim } from '../../src/fulfillment/store.js';
 import { memoryIntents, type PayoutIntent, type PayoutIntentStore } from '../../src/payouts/store.js';
+import type { SubscriptionRecord, SubscriptionStore } from '../../src/billing/store.js';
 import { ConfigurationError, PaymentsError } from '../../src/index.js';
 import { StoreCheckError, testStore } from '../../src/testing.js';
 import { skipReasons } from './reasons.js';
@@ -145,11 +146,68 @@ describe('a payout intent store that breaks a promise', () => {
   });
 });
 
+describe('a subscription store that breaks a promise', () => {
+  const COPIES = 'records are copies: changing a record given to add or swap, or one answered by add, get or list, changes nothing stored';
+  const ROUND_TRIP = 'every field round-trips exactly: periods, nested consent and cancel, unicode, a lone surrogate; absent stays absent';
+  const RACE_ADD = '20 concurrent adds of one key: exactly one created, every one answers it';
+  const SWAP_CASE = 'swap replaces only the version before it, and bumps it; stale and skipping swaps change nothing';
+
+  // Keeps the records it is given and hands them out as they are: a caller's change is the
+  // store's, and an undefined-valued field stays as given. `gap` awaits between add's look and
+  // its write (not atomic); `anyVersion` swaps whatever the version.
+  const byReference = ({ gap = false, anyVersion = false } = {}): SubscriptionStore => {
+    const records = new Map<string, SubscriptionRecord>();
+    const owners = new Map<string, string>();
+    return {
+      async add(record) {
+        const found = records.get(record.key);
+        if (gap) await new Promise((resolve) => setTimeout(resolve, 1));
+        if (found) return { record: found, created: false };
+        records.set(record.key, record);
+        return { record, created: true };
+      },
+      get: async (key) => records.get(key),
+      swap: async (next) =>
+        (anyVersion ? records.has(next.key) : records.get(next.key)?.version === next.version - 1) && !!records.set(next.key, next),
+      list: async (limit, after = '') =>
+        [...records.keys()]
+          .sort()
+          .filter((key) => key > after)
+          .slice(0, limit)
+          .map((key) => records.get(key)!),
+      bind: async (id, key) => owners.get(id) ?? (owners.set(id, key), key),
+      owner: async (id) => owners.get(id),
+    };
+  };
+
+  test('a store that hands out what it holds fails the copies case (and the round trip: a dropped field stays, undefined)', async () => {
+    const report = await testStore(byReference(), { kit: 'billing' });
+    expect(report.kit).toBe('billing');
+    expect(report.failed.map(({ name }) => name)).toEqual([COPIES, ROUND_TRIP]);
+    expect(report.failed[0]?.message).toMatch(/^get\(\) after the record given to add was changed: expected exactly/);
+    expect(report.passed).toHaveLength(8);
+  });
+
+  test('an add that is not atomic fails the race, a swap that ignores the version fails the swap case', async () => {
+    const racy = await testStore(byReference({ gap: true }), { kit: 'billing' });
+    expect(racy.failed.map(({ name }) => name)).toContain(RACE_ADD);
+    expect(racy.failed.find(({ name }) => name === RACE_ADD)?.message).toBe('adds that created it: expected 1, got 20');
+    await expect(testStore(byReference({ anyVersion: true }), { kit: 'billing', throwOnFailure: true })).rejects.toMatchObject({
+      name: 'StoreCheckError',
+      caseName: SWAP_CASE,
+      message: `testStore (billing): "${SWAP_CASE}" failed: a swap of the same version: expected false, got true`,
+    });
+  });
+});
+
 describe('testStore refuses what is not a store of its kit', () => {
   test('a fulfilment store checked as payouts, a kit it does not know', async () => {
     const store = memoryStore();
     await expect(testStore(store as never, { kit: 'payouts' })).rejects.toThrow(/pass store\.payouts/);
-    await expect(testStore(store, { kit: 'billing' } as never)).rejects.toThrow(/kit must be 'fulfillment' or 'payouts', not "billing"/);
+    await expect(testStore(store as never, { kit: 'billing' })).rejects.toThrow(/pass store\.subscriptions/);
+    await expect(testStore(store, { kit: 'ledger' } as never)).rejects.toThrow(
+      /kit must be 'fulfillment', 'payouts' or 'billing', not "ledger"/,
+    );
     await expect(testStore(memoryIntents() as never, { kit: 'fulfillment' })).rejects.toThrow(/FulfillmentStore/);
     // A typed error of the SDK, as every refusal of the package is; a failed case is one too.
     await expect(testStore(store as never, { kit: 'payouts' })).rejects.toBeInstanceOf(ConfigurationError);

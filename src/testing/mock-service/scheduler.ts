@@ -1,6 +1,7 @@
 // Timed work of the simulation (push answers, webhook attempts, payout settlement, billing
 // renewals) on the service's clock. With autoRun each task also gets a real timer (unref'd,
-// so it never keeps Node alive); `runDue()` runs whatever is due at now() either way.
+// so it never keeps Node alive); `runDue()` runs whatever is due at now() either way, and a
+// test clock (`createMockService({ clock })`) runs it at each due time as it advances.
 
 interface Task {
   seq: number;
@@ -64,6 +65,13 @@ export class Scheduler {
       if (next.timer !== undefined) clearTimeout(next.timer);
       await this.#execute(next);
     }
+  }
+
+  /** The earliest due time of the tasks still waiting (a test clock steps to it), `undefined` when none waits. */
+  nextDueAt(): number | undefined {
+    let next: number | undefined;
+    for (const task of this.#tasks) if (next === undefined || task.dueAt < next) next = task.dueAt;
+    return next;
   }
 
   /** Labels and due times of the tasks still waiting (for inspection). */

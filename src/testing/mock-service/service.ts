@@ -64,7 +64,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
   const router =
     ctx.generation === 'earlier' ? createRouter(EARLIER_ROUTES, parts, basePath, LARAVEL_FALLBACK) : createRouter(ROUTES, parts, basePath);
   const handleWith = frontDoor(ctx, router, options.onRequest);
-  return serviceOf(ctx, baseUrl, handleWith);
+  return serviceOf(ctx, baseUrl, handleWith, options.clock?.join(ctx.scheduler));
 }
 
 function generationOf(options: MockServiceOptions): Generation {
@@ -83,10 +83,9 @@ function feeRateOf(options: MockServiceOptions): number {
 
 /** The state, the clock, the scheduler and the settings every part of the service reads. */
 function createContext(options: MockServiceOptions): Ctx {
-  const now = options.now ?? (() => Date.now());
+  const { now, autoRun } = clockOf(options);
   const timeScale = options.timeScale ?? 1;
   if (!Number.isFinite(timeScale) || timeScale < 0) throw new RangeError('createMockService: timeScale must be a finite number ≥ 0.');
-  const autoRun = options.autoRun ?? true;
   const userFetch = options.fetch;
   const generation = generationOf(options);
   const ctx: Ctx = {
@@ -119,6 +118,17 @@ function createContext(options: MockServiceOptions): Ctx {
   return ctx;
 }
 
+// The service clock: a test clock's (which then runs the scheduled work: no real timers), else
+// `now` and real timers unless autoRun is false.
+function clockOf({ clock, now, autoRun }: MockServiceOptions): { now: () => number; autoRun: boolean } {
+  if (clock === undefined) return { now: now ?? (() => Date.now()), autoRun: autoRun ?? true };
+  if (typeof clock?.now !== 'function' || typeof clock.join !== 'function')
+    throw new TypeError('createMockService: clock must be a test clock (createTestClock()).');
+  if (now !== undefined) throw new RangeError('createMockService: pass clock or now, not both (the clock is the service clock).');
+  if (autoRun) throw new RangeError('createMockService: autoRun cannot be true with a clock: the clock runs the scheduled work.');
+  return { now: clock.now, autoRun: false };
+}
+
 function initialState(options: MockServiceOptions, generation: Generation): MockState {
   const merchants = options.merchants
     ? structuredClone(options.merchants)
@@ -141,7 +151,7 @@ function initialState(options: MockServiceOptions, generation: Generation): Mock
 }
 
 /** The MockService face: the adapters (msw handlers, listen) and the test controls. */
-function serviceOf(ctx: Ctx, baseUrl: string, handleWith: HandleWith): MockService {
+function serviceOf(ctx: Ctx, baseUrl: string, handleWith: HandleWith, leaveClock?: () => void): MockService {
   const { state, scheduler } = ctx;
   const servers = new Set<MockServer>();
   let handlers: ReturnType<typeof mswHandlers> | undefined;
@@ -163,6 +173,7 @@ function serviceOf(ctx: Ctx, baseUrl: string, handleWith: HandleWith): MockServi
     payoutBehaviour: (next) => payoutBehaviour(ctx, next),
     async close() {
       scheduler.close();
+      leaveClock?.();
       await Promise.all([...servers].map((server) => server.close()));
       servers.clear();
     },

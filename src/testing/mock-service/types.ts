@@ -1,6 +1,7 @@
 // Public shapes of the simulated service (`createMockService`). The service is a second,
 // independent implementation of the spec: these types are its own, none is taken from the
 // client (src/testing imports nothing from the rest of src/; an ESLint rule enforces it).
+import type { TestClock } from '../test-clock.js';
 
 /** One environment's credential set. */
 export interface MockCredentials {
@@ -92,14 +93,29 @@ export interface MockServiceOptions {
   merchants?: MockMerchant[];
   /** Gateways; default: card + paypal (USD), mpesa + tigopesa + airtelmoney (TZS), sepa (EUR). */
   gateways?: MockGateway[];
-  /** Time source in ms; default `Date.now`. */
+  /** Time source in ms; default `Date.now`. (With a test clock, pass `clock` instead.) */
   now?: () => number;
+  /**
+   * A test clock (`createTestClock()`): the service clock, which also runs the service's
+   * scheduled work (push answers, webhook attempts, payout settlement, renewals and dunning)
+   * at each due time as it advances, with no real timers (`autoRun` is false; `runDue()`
+   * still runs what is due at its time). `close()` unties the service from it. Not with `now`.
+   *
+   * @example
+   * ```ts
+   * import { createMockService, createTestClock } from 'business-payments/testing';
+   * const clock = createTestClock();
+   * const mock = createMockService({ clock });
+   * await clock.advance(30 * 86_400_000); // a month of the service's scheduled work
+   * ```
+   */
+  clock?: TestClock;
   /**
    * Multiplies every simulated delay: the webhook retry schedule (0, 3, 6, 12, 24 min) and
    * the USSD push answer time. `0.001` turns 3 minutes into 180 ms. Default 1.
    */
   timeScale?: number;
-  /** Deliver webhooks and push outcomes on real timers. Default true; set false with an injected `now` and call `runDue()`. */
+  /** Deliver webhooks and push outcomes on real timers. Default true (false with a `clock`); set false with an injected `now` and call `runDue()`. */
   autoRun?: boolean;
   /** Signed-request timestamp tolerance in seconds. Default 300. */
   toleranceSeconds?: number;
@@ -278,7 +294,8 @@ export interface MockService {
    * Simulates the customer finishing (`success`) or cancelling (`failed`) hosted checkout of
    * a pending payment, as the Pay / Cancel buttons of the checkout page do (either
    * generation; on the earlier one it sends the IPN). With `autoRun`
-   * it resolves after the first webhook attempt; otherwise call `runDue()` to deliver.
+   * it resolves after the first webhook attempt; otherwise call `runDue()` (on a test clock,
+   * or `clock.advance(0)`) to deliver.
    * Throws for an unknown trx_id or a payment that is no longer pending.
    */
   completeCheckout(trxId: string, outcome: 'success' | 'failed'): Promise<void>;
