@@ -4,6 +4,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import type { KitClient } from '../../src/core/kit-client.js';
 import { APIError, InvalidParamsError, PaymentsClient, type Logger } from '../../src/index.js';
+import type { BillingClient } from '../../src/billing.js';
 import type { FulfillmentClient } from '../../src/fulfillment.js';
 import type { PayoutsClient } from '../../src/payouts.js';
 
@@ -20,7 +21,7 @@ const settles = (promise: Promise<unknown>) =>
   Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20))]);
 
 describe('PaymentsClient implements the kits’ seam', () => {
-  test('it is a FulfillmentClient and a PayoutsClient as it is, its seam declared', () => {
+  test('it is a FulfillmentClient, a PayoutsClient and a BillingClient as it is, its seam declared', () => {
     // The type checks (tsc over test/): the client has every member of the seam, and each kit
     // declares the members it uses as the seam does.
     const client = new PaymentsClient(options);
@@ -32,7 +33,15 @@ describe('PaymentsClient implements the kits’ seam', () => {
     expect(fulfillmentSeam.pollSlot).toBe(payoutsSeam.pollSlot);
     const fulfillment: FulfillmentClient = client;
     const payouts: PayoutsClient = client;
-    expect([typeof seam.pollSlot, typeof fulfillment.warn, typeof payouts.refused]).toEqual(['function', 'function', 'function']);
+    const billingSeam: Required<Pick<KitClient, 'pollSlot' | 'refused'>> = client as Required<Pick<BillingClient, 'pollSlot' | 'refused'>>;
+    expect(billingSeam.refused).toBe(payoutsSeam.refused);
+    const billing: BillingClient = client;
+    expect([typeof seam.pollSlot, typeof fulfillment.warn, typeof payouts.refused, typeof billing.billing.invoices.list]).toEqual([
+      'function',
+      'function',
+      'function',
+      'function',
+    ]);
     // Methods, not own properties: nothing of it shows in JSON or in the client's keys.
     expect(Object.keys(client)).not.toContain('pollSlot');
     expect(JSON.stringify(client)).not.toMatch(/pollSlot|warn|refused/);

@@ -3,7 +3,8 @@
 // request id of a result and the trace of a call (where node:diagnostics_channel is), and
 // verifyWebhook accepting a good delivery and refusing a tampered one, and the fulfillment kit
 // settling a payment once and refusing a forged delivery, and the payout kit sending a payout
-// intent once. It takes the package's
+// intent once, and the billing kit subscribing a customer once (a second subscribe sends
+// nothing) and granting access from an invoice.paid event. It takes the package's
 // modules as arguments (imported, required or bundled by the runtime's own wrapper) and never
 // throws: it resolves to { ok, steps } so every runtime reports the same way.
 //
@@ -13,7 +14,7 @@
 // With `input.earlier`, the same runtime then proves the earlier generation (checkEarlier below)
 // against a sandbox playing it; its steps are named `earlier: …`.
 
-export async function check(sdk, webhooks, input, fulfillment, payouts) {
+export async function check(sdk, webhooks, input, fulfillment, payouts, billing) {
   const steps = [];
   const step = async (name, fn) => {
     try {
@@ -128,6 +129,34 @@ export async function check(sdk, webhooks, input, fulfillment, payouts) {
       throw new Error(`state ${first.state} (${first.error ?? ''}), again ${again.payoutId} after ${again.sends} sends`);
     }
     return `sent once (${first.payoutId})`;
+  });
+  await step('billing (one subscription, access from its paid invoice)', async () => {
+    const kit = billing.createBilling({ client, store: billing.memoryStore() });
+    const { plan_code } = await client.billing.plans.create({ name: 'Runtime', amount: 1000, currency: 'TZS', interval: 'month' });
+    const params = {
+      customer: `rt-${Math.random().toString(36).slice(2, 10)}`,
+      plan_code,
+      customer_phone: '0712 345 678',
+      terms_shown: 'TZS 1,000 a month.',
+    };
+    const [first, again] = [await kit.subscribe(params), await kit.subscribe(params)];
+    const subscription = first.record.subscriptionId;
+    const now = Date.now();
+    const invoice = {
+      id: `inv_${subscription}`,
+      subscription,
+      status: 'paid',
+      period_start: new Date(now - 1000).toISOString(),
+      period_end: new Date(now + 86_400_000).toISOString(),
+    };
+    await kit.handleEvent({ id: `evt_${subscription}`, type: 'invoice.paid', data: { invoice } });
+    const access = await kit.entitlement(params.customer, plan_code);
+    if (!first.created || again.created || again.record.subscriptionId !== subscription || !access.active || access.state !== 'active') {
+      throw new Error(
+        `created ${first.created}/${again.created}, ${subscription} then ${again.record.subscriptionId}, access ${access.active} (${access.state})`,
+      );
+    }
+    return `one subscription (${subscription}), active`;
   });
   if (input.earlier) await checkEarlier(sdk, webhooks, { ...input.earlier, browser: input.browser }, fulfillment, step);
   return { ok: steps.every((s) => s.ok), steps };

@@ -3,10 +3,11 @@ import * as sdk from 'business-payments';
 import * as webhooks from 'business-payments/webhooks';
 import * as fulfillment from 'business-payments/fulfillment';
 import * as payouts from 'business-payments/payouts';
+import * as billing from 'business-payments/billing';
 import { check } from './check.mjs';
 
 export default {
   async fetch(request) {
-    return Response.json(await check(sdk, webhooks, await request.json(), fulfillment, payouts));
+    return Response.json(await check(sdk, webhooks, await request.json(), fulfillment, payouts, billing));
   },
 };
