@@ -264,6 +264,16 @@ const NAMES: Record<string, Name> = {
         onPaid: record('onPaid', async () => {})(run),
       }),
   },
+  // The billing kit on its memory store (docs/billing.md's setup runs it on Postgres), and a plan of the run's sandbox.
+  billing: {
+    type: 'BillingKit',
+    standIn: () => billingEntry.createBilling({ client: client(), store: billingEntry.memoryStore() }),
+  },
+  plan_code: {
+    type: 'string',
+    standIn: async () =>
+      (await client().billing.plans.create({ name: 'Clinic Pro', amount: 30_000, currency: 'TZS', interval: 'month' })).plan_code,
+  },
   priceOf: {
     type: '(db: unknown, orderRef: string | undefined) => Promise<{ amount: number; currency: string }>',
     standIn: record('priceOf', async () => ({ amount: 25, currency: 'USD' })),
@@ -302,6 +312,7 @@ const NAMES: Record<string, Name> = {
 export const DECLARATIONS = `// What the docs' snippets use without declaring it (test/docs/context.ts).
 import type { Payment, PaymentCreateParams, PaymentInitiateParams, PaymentsClient, VerifiedTransaction, WebhookEvent } from 'business-payments';
 import type { Fulfillment } from 'business-payments/fulfillment';
+import type { BillingKit } from 'business-payments/billing';
 import type { MockService } from 'business-payments/testing';
 import type { Pool } from 'pg';
 import type { Express, Request as ExpressRequest, Response as ExpressResponse } from 'express';
