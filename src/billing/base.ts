@@ -74,9 +74,10 @@ export class BillingBase {
     return standing(record, this.now(), this.grace);
   }
 
-  /** The record with its `state` worked out now (a copy: the store keeps its own). */
+  /** The record with its `state` and `paidThrough` worked out now (a copy: the store keeps its own). */
   current(record: SubscriptionRecord): SubscriptionRecord {
-    return { ...record, state: this.standing(record).state };
+    const { state, paidThrough } = this.standing(record);
+    return { ...record, state, paidThrough };
   }
 
   /** The records of a customer and plan, n = 1, 2… up to the first key absent (where the next one goes). */
@@ -117,7 +118,7 @@ export class BillingBase {
     source: ChangeSource,
   ): Promise<SubscriptionRecord | undefined> {
     const next = JSON.parse(JSON.stringify({ ...from, ...patch, version: from.version + 1, updatedAt: this.now() })) as SubscriptionRecord;
-    next.state = this.standing(next).state;
+    ({ state: next.state, paidThrough: next.paidThrough } = this.standing(next));
     if (!(await this.records.swap(next))) return;
     const ctx = { ...source, previous: from.state };
     if (next.state !== from.state) await this.emit(next, ctx);

@@ -49,6 +49,12 @@ export interface SubscriptionRecord {
   version: number;
   /** The state as last worked out (the kit works it out again at each read: time moves). */
   state: SubscriptionState;
+  /**
+   * The end of the latest paid period that gives access (ms since the epoch; a period charged
+   * after the local cancel never counts), as last worked out, like `state`. Absent until a
+   * period is paid.
+   */
+  paidThrough?: number | undefined;
   /** When it was recorded (ms since the epoch, the kit's clock). */
   createdAt: number;
   /** When it last changed. */

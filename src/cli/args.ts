@@ -242,7 +242,7 @@ export function printFailure(io: CliIo, command: string, error: unknown): number
 
 /**
  * Imports the merchant's own module given as `--<flag> FILE` (relative to `cwd`): the one
- * dynamic import of the CLI (`reconcile --fulfillment`, `payouts --payouts`). No file there is
+ * dynamic import of the CLI (`reconcile --fulfillment`, `payouts --payouts`, `billing --billing`). No file there is
  * a `UsageError`; a module Node cannot load, an error saying why.
  */
 export async function importModule(flag: string, file: string, cwd: string): Promise<Record<string, unknown>> {

@@ -1,4 +1,5 @@
 import { EXIT_OK, printFailure, printUsageError, UsageError, type CliIo, type Command } from './args.js';
+import { billing } from './billing.js';
 import { doctor } from './doctor.js';
 import { payouts } from './payouts.js';
 import { reconcile } from './reconcile.js';
@@ -10,12 +11,12 @@ import { VERSION } from '../version.js';
 
 export type { CliIo } from './args.js';
 
-const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor, reconcile, payouts];
+const commands: Command[] = [sandbox, sign, verifyWebhookCommand, trigger, doctor, reconcile, payouts, billing];
 
 const usage = `Usage: business-payments <command> [options]
 
 The Business Payments SDK's command line: a local sandbox, request signing, webhook tools,
-an integration check, the reconcile sweep and payout intents.
+an integration check, the reconcile sweep, payout intents and billing subscriptions.
 
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join('\n')}

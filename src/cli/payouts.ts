@@ -1,6 +1,7 @@
 // The SDK's one redaction rule, as its logger and error messages apply it (public: a copy here would drift).
 import { redactPersonalData } from '../index.js';
 import type { PayoutIntent, PayoutIntentState, PayoutKit, PayoutResolveReport } from '../payouts.js';
+import { columns, iso, table } from './table.js';
 import {
   EXIT_FAILURE,
   EXIT_OK,
@@ -174,36 +175,9 @@ function showIntent(intent: PayoutIntent): PayoutIntent {
   return shown;
 }
 
-/** The terminal's width (a pipe or a test: 120). */
-function columns(io: CliIo): number {
-  const width = (io.stdout as { columns?: unknown }).columns;
-  return typeof width === 'number' && width >= 40 ? width : 120;
-}
-
-/** An ISO 8601 time to the second (`2026-01-02T03:04:05Z`). */
-function iso(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') : '';
-}
-
-/** `text` cut to `width` characters (at least 40, past the terminal's edge if need be), with `…` when cut. */
-function cut(text: string, width: number): string {
-  const room = Math.max(40, width);
-  return text.length <= room ? text : `${text.slice(0, room - 1)}…`;
-}
-
 /** What an intent's note column says: its note, else its last error. */
 function noteOf(intent: PayoutIntent): string {
   return intent.note ?? (intent.error ? `error: ${intent.error}` : '');
-}
-
-/** Rows with every column but the last padded to its widest cell; the last one cut to what is left of `width`. */
-function table(rows: string[][], width: number): string[] {
-  const last = rows[0]!.length - 1;
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const used = 2 + widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0);
-  return rows.map((row) =>
-    `  ${row.map((cell, i) => (i < last ? cell.padEnd(widths[i]!) : cut(cell, width - used))).join('  ')}`.trimEnd(),
-  );
 }
 
 function formatList(intents: PayoutIntent[], state: PayoutIntentState | undefined, width: number): string {
