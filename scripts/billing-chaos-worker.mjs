@@ -1,0 +1,90 @@
+// One worker process of the billing chaos proof (scripts/billing-chaos.mjs): createBilling over
+// the shared store (postgresStore or redisStore), its PaymentsClient pointed at the parent's
+// sandbox, as a merchant's web process would run it behind a "Subscribe" button; SIGKILLed at
+// chosen points.
+//
+// stdin, one command a line:
+//   SUB <id> <customer> <phone> <point>  billing.subscribe(...); `point` (or `-`) is where this
+//                                        process SIGKILLs itself during that call:
+//                                          record: right after store.subscriptions.add recorded
+//                                                  the subscription (nothing sent yet);
+//                                          create: the create's request about to leave (its
+//                                                  send counted in the record, nothing sent);
+//                                          answer: once the sandbox answered the create (the
+//                                                  subscription made), before the kit records it.
+// stdout: READY; DONE <id> <created> <state> <subscriptionId|->; DYING <id> <point> just before a
+// self-kill; ERROR <id> <message>.
+import { createInterface } from 'node:readline';
+import { PaymentsClient } from 'business-payments';
+import { createBilling } from 'business-payments/billing';
+
+const env = process.env;
+const say = (line) => process.stdout.write(`${line}\n`);
+
+let store;
+if (env.BC_STORE === 'postgres') {
+  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('business-payments/fulfillment/postgres')]);
+  const pool = new pg.Pool({ connectionString: env.BC_PG_URL, max: 8 });
+  pool.on('error', () => {});
+  store = postgresStore(pool);
+} else {
+  const [{ createClient }, { redisStore }] = await Promise.all([import('redis'), import('business-payments/fulfillment/redis')]);
+  store = redisStore(await createClient({ url: env.BC_REDIS_URL }).connect());
+}
+
+// ---- the kill points: a record key's chosen point (the key is the create's Idempotency-Key) ----
+const dieAt = new Map(); // record key → { id, point }
+function die(key) {
+  const { id, point } = dieAt.get(key);
+  say(`DYING ${id} ${point}`);
+  process.kill(process.pid, 'SIGKILL');
+}
+const records = store.subscriptions;
+const hooked = {
+  add: async (record) => {
+    const result = await records.add(record);
+    if (result.created && dieAt.get(record.key)?.point === 'record') die(record.key);
+    return result;
+  },
+  get: (key) => records.get(key),
+  swap: (next) => records.swap(next),
+  list: (limit, after) => records.list(limit, after),
+  bind: (subscriptionId, key) => records.bind(subscriptionId, key),
+  owner: (subscriptionId) => records.owner(subscriptionId),
+};
+
+async function chaosFetch(input, init) {
+  const key = new Headers(input instanceof Request ? input.headers : init?.headers).get('idempotency-key');
+  const point = key ? dieAt.get(key)?.point : undefined;
+  if (point === 'create') die(key);
+  const response = await fetch(input, init);
+  if (point === 'answer') die(key);
+  return response;
+}
+const client = new PaymentsClient({
+  environment: 'sandbox',
+  ...JSON.parse(env.BC_CREDS),
+  baseUrl: env.BC_SANDBOX_URL,
+  fetch: chaosFetch,
+  maxRetries: 0,
+  pollingBudget: 1e9, // the sandbox's rate limit is raised for the run
+});
+const billing = createBilling({ client, store: { subscriptions: hooked, durable: true } });
+const TERMS = 'Clinic Pro: TZS 30,000 every month, charged by USSD push to this number until you cancel.';
+
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    const [what, id, customer, phone, point] = line.split(' ');
+    if (what !== 'SUB') return;
+    // The key this call records, when it records one: the customer's first (no resubscribe in the run).
+    if (point !== '-') dieAt.set(`sub:${customer}:${env.BC_PLAN}:1`, { id, point });
+    billing
+      .subscribe({ customer, plan_code: env.BC_PLAN, customer_phone: phone, terms_shown: TERMS })
+      .then(
+        ({ created, state, record }) => say(`DONE ${id} ${created} ${state} ${record.subscriptionId ?? '-'}`),
+        (error) => say(`ERROR ${id} ${String(error?.message ?? error).replace(/\s+/g, ' ')}`),
+      )
+      .finally(() => dieAt.delete(`sub:${customer}:${env.BC_PLAN}:1`));
+  })
+  .on('close', () => process.exit(0));
+say('READY');
