@@ -19,6 +19,7 @@
 import { createInterface } from 'node:readline';
 import { PaymentsClient } from 'business-payments';
 import { createBilling } from 'business-payments/billing';
+import { workerStore } from './chaos-kit.mjs';
 
 const env = process.env;
 const say = (line) => process.stdout.write(`${line}\n`);
@@ -26,16 +27,7 @@ let clockNow = 0; // the parent's test clock, as its latest command gave it (eac
 const now = () => clockNow;
 
 // The column's store (only its driver loaded: a spare starts quicker).
-let store;
-if (env.BC_STORE === 'postgres') {
-  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('business-payments/fulfillment/postgres')]);
-  const pool = new pg.Pool({ connectionString: env.BC_PG_URL, max: 8 });
-  pool.on('error', () => {});
-  store = postgresStore(pool);
-} else {
-  const [{ createClient }, { redisStore }] = await Promise.all([import('redis'), import('business-payments/fulfillment/redis')]);
-  store = redisStore(await createClient({ url: env.BC_REDIS_URL }).connect());
-}
+const store = await workerStore(env.BC_STORE, { pgUrl: env.BC_PG_URL, redisUrl: env.BC_REDIS_URL });
 
 // ---- the kill points: a record key's chosen point (the key is also the create's Idempotency-Key) ----
 const dieAt = new Map(); // record key → { id, point }

@@ -64,9 +64,7 @@
 //
 // Sizes (env): BILLING_CHAOS_CUSTOMERS (120), BILLING_CHAOS_WORKERS (4), BILLING_CHAOS_COLUMNS
 // (a comma list: postgres,redis).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { PaymentsClient } from 'business-payments';
 import { createBilling } from 'business-payments/billing';
@@ -76,7 +74,7 @@ import { createMockService, createTestClock, TEST_PHONE_NUMBERS } from 'business
 import { verifyWebhook } from 'business-payments/webhooks';
 import pg from 'pg';
 import { createClient } from 'redis';
-import { chaosClock, childProcesses, printTable, runColumns } from './chaos-kit.mjs';
+import { chaosClock, childProcesses, printTable, runColumns, servedIdempotencyKey } from './chaos-kit.mjs';
 
 const env = process.env;
 const CUSTOMERS = Math.max(30, Number(env.BILLING_CHAOS_CUSTOMERS ?? 120));
@@ -116,16 +114,7 @@ const shuffle = (list) => {
 const iso = (ms) => new Date(ms).toISOString();
 
 // ---- which Idempotency-Key made each subscription: each request handled in a scope holding its key ----
-const requestKey = new AsyncLocalStorage();
-const createServer = http.createServer;
-http.createServer = function (...args) {
-  const at = args.findIndex((arg) => typeof arg === 'function');
-  if (at >= 0) {
-    const listener = args[at];
-    args[at] = (req, res) => requestKey.run(req.headers['idempotency-key'] ?? null, () => listener(req, res));
-  }
-  return createServer.apply(this, args);
-};
+const servedKey = servedIdempotencyKey();
 
 const { children, killChildren } = childProcesses();
 
@@ -318,7 +307,7 @@ async function setUp(kind, urls, problems) {
   const rows = mock.state.subscriptions;
   const setRow = rows.set;
   rows.set = function (id, row) {
-    if (!this.has(id)) madeBy.set(id, requestKey.getStore());
+    if (!this.has(id)) madeBy.set(id, servedKey());
     return setRow.call(this, id, row);
   };
   const secret = mock.credentials.sandbox.webhookSecret;

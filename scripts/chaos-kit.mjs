@@ -1,6 +1,9 @@
-// What the two chaos runs (scripts/chaos.mjs, scripts/payout-chaos.mjs) share: the log with
-// its elapsed time, the child processes killed whatever happens, one run per column against
-// throwaway database servers (scripts/db-servers.mjs), and the table of figures at the end.
+// What the chaos runs (scripts/chaos.mjs, payout-chaos.mjs, billing-chaos.mjs) share: the log
+// with its elapsed time, the child processes killed whatever happens, one run per column against
+// throwaway database servers (scripts/db-servers.mjs), the table of figures at the end; which
+// Idempotency-Key the sandbox is serving; and a worker's store.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import http from 'node:http';
 import { startDbServers } from './db-servers.mjs';
 
 /** `[  12.3 s] line` logging from one start, and the small timing helpers beside it. */
@@ -69,4 +72,36 @@ export function printTable(rows) {
   console.log('');
   console.log(`${''.padEnd(width)}${rows.map((r) => String(r.column).padStart(cell)).join('')}`);
   for (const key of keys.slice(1)) console.log(`${key.padEnd(width)}${rows.map((r) => String(r[key]).padStart(cell)).join('')}`);
+}
+
+/**
+ * The Idempotency-Key header of the request the sandbox is handling now (`null` outside one, or
+ * without the header): node:http's createServer is wrapped (call this before mock.listen, which
+ * looks node:http up at run time) so that each request runs inside an AsyncLocalStorage scope
+ * holding it. Read synchronously where the sandbox writes a row, it says which key made it.
+ */
+export function servedIdempotencyKey() {
+  const requestKey = new AsyncLocalStorage();
+  const createServer = http.createServer;
+  http.createServer = function (...args) {
+    const at = args.findIndex((arg) => typeof arg === 'function');
+    if (at >= 0) {
+      const listener = args[at];
+      args[at] = (req, res) => requestKey.run(req.headers['idempotency-key'] ?? null, () => listener(req, res));
+    }
+    return createServer.apply(this, args);
+  };
+  return () => requestKey.getStore();
+}
+
+/** A worker's store: postgresStore over a pg Pool (`kind` 'postgres') or redisStore over node-redis, only its driver loaded. */
+export async function workerStore(kind, { pgUrl, redisUrl }) {
+  if (kind === 'postgres') {
+    const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('business-payments/fulfillment/postgres')]);
+    const pool = new pg.Pool({ connectionString: pgUrl, max: 8 });
+    pool.on('error', () => {});
+    return postgresStore(pool);
+  }
+  const [{ createClient }, { redisStore }] = await Promise.all([import('redis'), import('business-payments/fulfillment/redis')]);
+  return redisStore(await createClient({ url: redisUrl }).connect());
 }

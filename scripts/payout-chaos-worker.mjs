@@ -21,21 +21,13 @@
 import { createInterface } from 'node:readline';
 import { PaymentsClient } from 'business-payments';
 import { createPayouts } from 'business-payments/payouts';
+import { workerStore } from './chaos-kit.mjs';
 
 const env = process.env;
 const say = (line) => process.stdout.write(`${line}\n`);
 
 // The column's store (only its driver loaded: a restart after a kill is quicker).
-let store;
-if (env.PC_STORE === 'postgres') {
-  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('business-payments/fulfillment/postgres')]);
-  const pool = new pg.Pool({ connectionString: env.PC_PG_URL, max: 8 });
-  pool.on('error', () => {});
-  store = postgresStore(pool);
-} else {
-  const [{ createClient }, { redisStore }] = await Promise.all([import('redis'), import('business-payments/fulfillment/redis')]);
-  store = redisStore(await createClient({ url: env.PC_REDIS_URL }).connect());
-}
+const store = await workerStore(env.PC_STORE, { pgUrl: env.PC_PG_URL, redisUrl: env.PC_REDIS_URL });
 
 // ---- the kill points: a key's chosen point, checked by the hooks below ----
 const dieAt = new Map(); // key → point

@@ -64,9 +64,7 @@
 //
 // Sizes (env): PAYOUT_CHAOS_INTENTS (200), PAYOUT_CHAOS_WORKERS (4), PAYOUT_CHAOS_PAIRS (10),
 // PAYOUT_CHAOS_COLUMNS (a comma list: postgres,redis,behind).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { PaymentsClient } from 'business-payments';
 import { postgresStore } from 'business-payments/fulfillment/postgres';
@@ -75,7 +73,7 @@ import { createPayouts } from 'business-payments/payouts';
 import { createMockService } from 'business-payments/testing';
 import pg from 'pg';
 import { createClient } from 'redis';
-import { chaosClock, childProcesses, printTable, runColumns } from './chaos-kit.mjs';
+import { chaosClock, childProcesses, printTable, runColumns, servedIdempotencyKey } from './chaos-kit.mjs';
 
 const env = process.env;
 const INTENTS = Number(env.PAYOUT_CHAOS_INTENTS ?? 200);
@@ -103,16 +101,7 @@ if (INTENTS < 4 * PAIRS + 10) {
 }
 
 // ---- which Idempotency-Key made each payout (see the header) ----
-const requestKey = new AsyncLocalStorage();
-const createServer = http.createServer;
-http.createServer = function (...args) {
-  const at = args.findIndex((arg) => typeof arg === 'function');
-  if (at >= 0) {
-    const listener = args[at];
-    args[at] = (req, res) => requestKey.run(req.headers['idempotency-key'] ?? null, () => listener(req, res));
-  }
-  return createServer.apply(this, args);
-};
+const servedKey = servedIdempotencyKey();
 
 // ---- the children, stopped whatever happens ----
 const { children, killChildren } = childProcesses();
@@ -283,7 +272,7 @@ async function run(column, urls) {
   const rows = mock.state.payouts;
   const setRow = rows.set;
   rows.set = function (id, row) {
-    if (!this.has(id)) madeFor.set(id, { key: requestKey.getStore(), answered: row.status });
+    if (!this.has(id)) madeFor.set(id, { key: servedKey(), answered: row.status });
     if (row.status === 'INPROGRESS' || row.status === 'AMBIGUOUS') lastUnsettled = performance.now();
     return setRow.call(this, id, row);
   };

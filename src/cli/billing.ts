@@ -1,19 +1,9 @@
 // The SDK's one redaction rule, as its logger and error messages apply it (public: a copy here would drift).
 import { redactPersonalData } from '../index.js';
 import type { BillingKit, BillingReconcileReport, SubscriptionRecord, SubscriptionState } from '../billing.js';
+import { interruptible, loadKit, parseKitArgs, type KitCommand } from './kit-command.js';
 import { columns, iso, table } from './table.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  importModule,
-  integer,
-  parseCommandArgs,
-  printHelp,
-  required,
-  UsageError,
-  type CliIo,
-  type Command,
-} from './args.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo, type Command } from './args.js';
 
 // The billing kit (`business-payments/billing`) is reached only through the merchant's own
 // object, loaded from --billing: its types only are imported here, so the CLI bundle holds
@@ -62,52 +52,39 @@ Options:
   -h, --help          show this help
 `;
 
+const COMMAND: KitCommand = {
+  name: 'billing',
+  action: 'reconcile',
+  states: STATES,
+  methods: ['subscriptions', 'reconcile'],
+  factory: 'createBilling',
+  records: 'subscriptions',
+  usage,
+};
+
 /** `business-payments billing`: the subscription records in the merchant's store, listed or reconciled. */
 export const billing: Command = {
   name: 'billing',
   summary: 'list subscriptions, or reconcile their invoices (--billing FILE)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(
-      args,
-      { billing: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
-      true,
+    const parsed = parseKitArgs(COMMAND, args, io);
+    if (typeof parsed === 'number') return parsed;
+    const loaded = await loadKit<BillingKitLike>(COMMAND, parsed.file, io);
+    if (parsed.sub === 'action') return runReconcile(loaded, parsed.file, parsed.json, io);
+    const shown = (
+      await loaded.subscriptions({ ...(parsed.state && { state: parsed.state as SubscriptionState }), limit: parsed.limit })
+    ).map(showRecord);
+    io.stdout.write(
+      parsed.json ? `${JSON.stringify(shown)}\n` : formatList(shown, parsed.state as SubscriptionState | undefined, columns(io)),
     );
-    if (values.help || args.length === 0) return printHelp(io, usage);
-    const [sub, extra] = positionals;
-    if (sub === undefined) throw new UsageError('missing subcommand: list or reconcile');
-    if (sub !== 'list' && sub !== 'reconcile') throw new UsageError(`unknown subcommand '${sub}': list or reconcile`);
-    if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
-    if (sub === 'reconcile') {
-      const given = (['state', 'limit'] as const).find((name) => values[name] !== undefined);
-      if (given) throw new UsageError(`--${given} is for billing list`);
-      const file = required(values.billing, 'billing');
-      return runReconcile(await loadBilling(file, io.cwd ?? process.cwd()), file, values.json === true, io);
-    }
-    const state = values.state === undefined ? undefined : parseState(values.state);
-    const limit = values.limit === undefined ? 1_000 : integer(values.limit, 'limit', 1, 100_000);
-    const loaded = await loadBilling(required(values.billing, 'billing'), io.cwd ?? process.cwd());
-    const records = await loaded.subscriptions({ ...(state && { state }), limit });
-    const shown = records.map(showRecord);
-    io.stdout.write(values.json ? `${JSON.stringify(shown)}\n` : formatList(shown, state, columns(io)));
     return EXIT_OK;
   },
 };
 
-function parseState(value: string): SubscriptionState {
-  if ((STATES as readonly string[]).includes(value)) return value as SubscriptionState;
-  throw new UsageError(`--state must be one of ${STATES.join(', ')}, got '${value}'`);
-}
-
 async function runReconcile(loaded: BillingKitLike, file: string, json: boolean, io: CliIo): Promise<number> {
-  let report: BillingReconcileReport;
-  try {
-    report = await loaded.reconcile(io.signal ? { signal: io.signal } : {});
-  } catch (error) {
-    if (!io.signal?.aborted) throw error;
-    io.stderr.write('business-payments billing: reconcile interrupted; run it again to go on\n');
-    return EXIT_FAILURE;
-  }
+  const report = await interruptible(COMMAND, io, (options) => loaded.reconcile(options));
+  if (!report) return EXIT_FAILURE;
   const shown: BillingReconcileReport = {
     checked: report.checked,
     changed: report.changed,
@@ -115,28 +92,6 @@ async function runReconcile(loaded: BillingKitLike, file: string, json: boolean,
   };
   io.stdout.write(json ? `${JSON.stringify(shown)}\n` : formatReconcile(shown, file));
   return shown.errors.length === 0 ? EXIT_OK : EXIT_FAILURE;
-}
-
-/** Imports the merchant's module and finds its `BillingKit`. */
-async function loadBilling(file: string, cwd: string): Promise<BillingKitLike> {
-  const module = await importModule('billing', file, cwd);
-  const named = (value: unknown) => (value as { billing?: unknown } | null | undefined)?.billing;
-  const found = [module.billing, module.default, named(module.default)].find((value) => {
-    const candidate = value as Partial<Record<keyof BillingKitLike, unknown>> | null | undefined;
-    return typeof candidate?.subscriptions === 'function' && typeof candidate.reconcile === 'function';
-  }) as BillingKitLike | undefined;
-  if (!found) {
-    throw new UsageError(`--billing ${file} exports no billing: export const billing = createBilling({ ... }) (or export default)`);
-  }
-  // The records live in the store: one in this process's memory is empty here, and what the
-  // app's own process recorded (and subscribed) is not in it.
-  if (found.durable === false) {
-    throw new UsageError(
-      `--billing ${file} uses memoryStore(), which forgets with its process: its subscriptions are not the app's. ` +
-        'Give it postgresStore or redisStore (the store your app uses).',
-    );
-  }
-  return found;
 }
 
 // What is printed of a record: the customer's phone number as its last 3 digits, the consent's

@@ -1,19 +1,9 @@
 // The SDK's one redaction rule, as its logger and error messages apply it (public: a copy here would drift).
 import { redactPersonalData } from '../index.js';
 import type { PayoutIntent, PayoutIntentState, PayoutKit, PayoutResolveReport } from '../payouts.js';
+import { interruptible, loadKit, parseKitArgs, type KitCommand } from './kit-command.js';
 import { columns, iso, table } from './table.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  importModule,
-  integer,
-  parseCommandArgs,
-  printHelp,
-  required,
-  UsageError,
-  type CliIo,
-  type Command,
-} from './args.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo, type Command } from './args.js';
 
 // The payout kit (`business-payments/payouts`) is reached only through the merchant's own
 // object, loaded from --payouts: its types only are imported here, so the CLI bundle holds
@@ -65,52 +55,39 @@ Options:
   -h, --help          show this help
 `;
 
+const COMMAND: KitCommand = {
+  name: 'payouts',
+  action: 'resolve',
+  states: STATES,
+  methods: ['intents', 'resolve'],
+  factory: 'createPayouts',
+  records: 'intents',
+  usage,
+};
+
 /** `business-payments payouts`: the payout intents in the merchant's store, listed or resolved. */
 export const payouts: Command = {
   name: 'payouts',
   summary: 'list payout intents, or resolve the open ones (--payouts FILE)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(
-      args,
-      { payouts: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
-      true,
+    const parsed = parseKitArgs(COMMAND, args, io);
+    if (typeof parsed === 'number') return parsed;
+    const loaded = await loadKit<PayoutKitLike>(COMMAND, parsed.file, io);
+    if (parsed.sub === 'action') return runResolve(loaded, parsed.file, parsed.json, io);
+    const shown = (await loaded.intents({ ...(parsed.state && { state: parsed.state as PayoutIntentState }), limit: parsed.limit })).map(
+      showIntent,
     );
-    if (values.help || args.length === 0) return printHelp(io, usage);
-    const [sub, extra] = positionals;
-    if (sub === undefined) throw new UsageError('missing subcommand: list or resolve');
-    if (sub !== 'list' && sub !== 'resolve') throw new UsageError(`unknown subcommand '${sub}': list or resolve`);
-    if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
-    if (sub === 'resolve') {
-      const given = (['state', 'limit'] as const).find((name) => values[name] !== undefined);
-      if (given) throw new UsageError(`--${given} is for payouts list`);
-      const file = required(values.payouts, 'payouts');
-      return runResolve(await loadPayouts(file, io.cwd ?? process.cwd()), file, values.json === true, io);
-    }
-    const state = values.state === undefined ? undefined : parseState(values.state);
-    const limit = values.limit === undefined ? 1_000 : integer(values.limit, 'limit', 1, 100_000);
-    const loaded = await loadPayouts(required(values.payouts, 'payouts'), io.cwd ?? process.cwd());
-    const intents = await loaded.intents({ ...(state && { state }), limit });
-    const shown = intents.map(showIntent);
-    io.stdout.write(values.json ? `${JSON.stringify(shown)}\n` : formatList(shown, state, columns(io)));
+    io.stdout.write(
+      parsed.json ? `${JSON.stringify(shown)}\n` : formatList(shown, parsed.state as PayoutIntentState | undefined, columns(io)),
+    );
     return EXIT_OK;
   },
 };
 
-function parseState(value: string): PayoutIntentState {
-  if ((STATES as readonly string[]).includes(value)) return value as PayoutIntentState;
-  throw new UsageError(`--state must be one of ${STATES.join(', ')}, got '${value}'`);
-}
-
 async function runResolve(loaded: PayoutKitLike, file: string, json: boolean, io: CliIo): Promise<number> {
-  let report: PayoutResolveReport;
-  try {
-    report = await loaded.resolve(io.signal ? { signal: io.signal } : {});
-  } catch (error) {
-    if (!io.signal?.aborted) throw error;
-    io.stderr.write('business-payments payouts: resolve interrupted; run it again to go on\n');
-    return EXIT_FAILURE;
-  }
+  const report = await interruptible(COMMAND, io, (options) => loaded.resolve(options));
+  if (!report) return EXIT_FAILURE;
   const shown: PayoutResolveReport = {
     checked: report.checked,
     changed: report.changed,
@@ -120,28 +97,6 @@ async function runResolve(loaded: PayoutKitLike, file: string, json: boolean, io
   };
   io.stdout.write(json ? `${JSON.stringify(shown)}\n` : formatResolve(shown, file, columns(io)));
   return shown.errors.length === 0 && shown.review.length === 0 ? EXIT_OK : EXIT_FAILURE;
-}
-
-/** Imports the merchant's module and finds its `PayoutKit`. */
-async function loadPayouts(file: string, cwd: string): Promise<PayoutKitLike> {
-  const module = await importModule('payouts', file, cwd);
-  const named = (value: unknown) => (value as { payouts?: unknown } | null | undefined)?.payouts;
-  const found = [module.payouts, module.default, named(module.default)].find((value) => {
-    const candidate = value as Partial<Record<keyof PayoutKitLike, unknown>> | null | undefined;
-    return typeof candidate?.intents === 'function' && typeof candidate.resolve === 'function';
-  }) as PayoutKitLike | undefined;
-  if (!found) {
-    throw new UsageError(`--payouts ${file} exports no payouts: export const payouts = createPayouts({ ... }) (or export default)`);
-  }
-  // The intents live in the store: one in this process's memory is empty here, and what the
-  // app's own process recorded (and sent) is not in it.
-  if (found.durable === false) {
-    throw new UsageError(
-      `--payouts ${file} uses memoryStore(), which forgets with its process: its intents are not the app's. ` +
-        'Give it postgresStore or redisStore (the store your app uses).',
-    );
-  }
-  return found;
 }
 
 // What is printed of an intent: the destination as its last 3 digits, the service's payout
