@@ -3,13 +3,14 @@
 // create is sent; every change to a record is a compare-and-swap on its version, and its
 // state is worked out from the facts it holds. It loads in serverless handlers and cron jobs,
 // so it imports neither ky nor the client: the merchant's PaymentsClient is passed in.
-// This file only wires the steps (subscribe.ts, events.ts, reconcile.ts, access.ts) over
+// This file only wires the steps (subscribe.ts, cancel.ts, events.ts, reconcile.ts, access.ts) over
 // their base (base.ts).
 import { entitlement, listSubscriptions } from './access.js';
 import { BillingBase } from './base.js';
 import { handleEvent } from './events.js';
 import { reconcile } from './reconcile.js';
-import { cancel, subscribe } from './subscribe.js';
+import { cancel } from './cancel.js';
+import { subscribe } from './subscribe.js';
 import type { BillingKit, BillingOptions } from './types.js';
 
 /**

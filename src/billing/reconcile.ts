@@ -68,7 +68,7 @@ async function check(
 
 // The facts of one subscription's invoices, as listed, and why one could not be read (the
 // others are merged all the same).
-async function invoicesOf(
+export async function invoicesOf(
   base: BillingBase,
   subscription: string,
   signal?: AbortSignal,

@@ -2,7 +2,6 @@
 // found by its key (`sub:<customer>:<plan>:<n>`); while it is live nothing is sent. A new one is
 // recorded (insert-if-absent: of two processes racing, one records it) before its create is
 // sent with the record's key as its Idempotency-Key, so a replay gets the same subscription.
-// cancel is the local end of a record (the API has none).
 import { checkPhone } from '../core/phone.js';
 import { keyOf, KEY_WINDOW, LIVE, type BillingBase, type ChangeSource } from './base.js';
 import { BillingError } from './errors.js';
@@ -33,22 +32,6 @@ export async function subscribe(base: BillingBase, params: BillingSubscribeParam
   if (!created) return result(base, record, false);
   await base.emit(record, { ...SOURCE, previous: undefined });
   return send(base, record, true, signal);
-}
-
-/** `cancel`: the latest record of the pair cancelled here (access ends at its paidThrough), or undefined when there is none. */
-export async function cancel(base: BillingBase, customer: string, plan: string): Promise<SubscriptionRecord | undefined> {
-  const latest = (await base.chain(customer, plan, 'cancel')).at(-1);
-  if (!latest) return;
-  const { record } = await base.update(
-    latest.key,
-    (record) => {
-      const { state, paidThrough = 0 } = base.standing(record);
-      // Kept with the cancel: a period paid from there on never extends access.
-      return state === 'pending' || state === 'active' || state === 'past_due' ? { cancel: { at: base.now(), paidThrough } } : undefined;
-    },
-    { source: 'cancel' },
-  );
-  return base.current(record);
 }
 
 /** A record whose create was sent and never answered, sent again with its key (reconcile's replay). */

@@ -146,6 +146,34 @@ describe('billing against the sandbox over a real socket', () => {
     expect((await billing.reconcile()).changed).toEqual([]);
   });
 
+  test('a cancel reads the invoices first: a renewal paid before it whose invoice.paid was lost still counts', async () => {
+    let renewals = 0;
+    const { billing, subscribe, advance, access, clock, charged } = await setup({
+      deliver: (billing) => {
+        const secret = open!.mock.credentials.sandbox.webhookSecret!;
+        return async (payload, headers) => {
+          const event = await verifyWebhook({ payload, headers, secret, now: () => clock.t });
+          // The second period's invoice.paid is answered and lost (a crash before it was recorded).
+          if (event.type === 'invoice.paid' && ++renewals === 2) return 200;
+          await billing.handleEvent(event);
+          return 200;
+        };
+      },
+    });
+    const start = clock.t;
+    const { record } = await subscribe('clinic-7', TEST_PHONE_NUMBERS.success);
+    await advance(MONTH + DAY);
+    expect(renewals).toBe(2);
+    expect(await access('clinic-7')).toMatchObject({ state: 'past_due' });
+    // Cancelled before the renewal's payment was heard of: the cancel's list finds it paid.
+    const cancelled = await billing.cancel('clinic-7', record.plan);
+    expect(cancelled).toMatchObject({ state: 'cancelled', cancel: { paidThrough: start + 2 * MONTH } });
+    expect(cancelled?.paid).toHaveLength(2);
+    await advance(2 * MONTH);
+    expect(charged).toHaveLength(2); // the renewals after the cancel, never the one paid before it
+    expect(await access('clinic-7')).toMatchObject({ active: false, state: 'ended', paidThrough: start + 2 * MONTH });
+  });
+
   test('as createFulfillment’s onEvent, behind its webhook handler; a second subscribe sends nothing', async () => {
     const { subscribe, advance, access, mock } = await setup({
       deliver: (billing) => {
