@@ -11,6 +11,7 @@ import { trace } from './base.js';
 import { eventHandler, webhookHandler } from './delivery.js';
 import { inboxWorker } from './inbox.js';
 import type { FulfillmentOptions } from './options.js';
+import { outcomes } from './outcome.js';
 import { reconcile } from './reconcile.js';
 import type { Fulfillment } from './results.js';
 import { keepUnsettled, settler } from './settle.js';
@@ -52,6 +53,7 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
     store,
     handleVerified: (transaction, opts) =>
       keepUnsettled(store, transaction, opts?.merchantRef, lease, (ref) => traced('handleVerified', transaction, ref)),
+    outcome: outcomes(options, store, lease, settle),
     reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => traced('reconcile', tx, ref), options.now),
     newAttempt: (orderRef) => newAttempt(store, orderRef, lease),
   };
