@@ -7,7 +7,7 @@ import { PaymentsError } from '../core/base-error.js';
 import { sameAmount } from '../core/money.js';
 import { paidAmount } from '../core/paid-amount.js';
 import type { VerifiedTransaction } from '../schemas/payments.js';
-import { ATTEMPT, open, remember, same, verified, type Context } from './base.js';
+import { ATTEMPT, same, verified, type Context } from './base.js';
 import type { ExpectedPrice, FulfilledTransaction, FulfillmentOptions, Handler } from './options.js';
 import type { FulfillmentTrace, SettleResult } from './results.js';
 import type { FulfillmentStore, StoreClaim } from './store.js';
@@ -144,7 +144,7 @@ function paying(options: FulfillmentOptions, store: FulfillmentStore, lease: num
         value = ref == null ? tx : { ...tx, merchant_ref: ref, order_ref: order };
         const { status } = tx;
         const ctx = { ...context, db: claimed.db, effectKey: `${key}:${status === 'failed' ? status : 'paid'}`, signal: stop };
-        if (status === 'failed') return (await options.onFailed?.(value, ctx), status);
+        if (status === 'failed') return (await options.onFailed?.(value, ctx), (ran = true), status);
         if (status !== 'success') return void (reason = 'pending');
         let orderClaim: StoreClaim | undefined;
         if (order) {
@@ -166,8 +166,9 @@ function paying(options: FulfillmentOptions, store: FulfillmentStore, lease: num
       },
       asked,
     );
-    if (result === 'busy' || reason === 'busy' || reason === 'pending') return reason === 'pending' ? 'pending' : 'busy';
-    if (!reason) return result === 'ran' && (ran || tx?.status === 'failed') ? 'ran' : 'done';
+    // Busy here (the payment's claim) or on its order, or pending: nothing ran.
+    if (result === 'busy' || reason === 'busy' || reason === 'pending') return (reason ?? result) as 'busy' | 'pending';
+    if (!reason) return ran ? 'ran' : 'done';
     if (asked) asked.outcome = `review:${reason}`;
     return review(reason, value!, duplicate(reason) ? context : { ...context, expected });
   };
@@ -202,32 +203,3 @@ async function recordedRef(store: FulfillmentStore, claimed: StoreClaim, trxId: 
 // '3.30' is a paid 3.3), and the currency.
 const priced = (tx: FulfilledTransaction, expected: ExpectedPrice) =>
   same(tx.currency, expected.currency) && sameAmount(paidAmount(tx), expected.amount, String(tx.currency).toUpperCase());
-
-/** `handleVerified`: a transaction the merchant verified (a return page) settled, or kept for `reconcile` when it cannot be. */
-// The payment's order comes from the reference the service sent: the
-// transaction's own, else the one recorded for its trx_id (an earlier-generation IPN's, recorded
-// as it came, or the first report's that could not settle); the caller's only where there is
-// neither (verify's answer carries none, on either generation).
-// A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
-// trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
-// that payment again (its IPN is sent once, and it has no payment list).
-export async function keepUnsettled(
-  store: FulfillmentStore,
-  tx: VerifiedTransaction,
-  caller: string | undefined,
-  lease: number,
-  settle: (ref: string | undefined) => Promise<SettleResult>,
-): Promise<SettleResult> {
-  const trxId = tx?.trx_id;
-  const recorded = typeof trxId === 'string' && !(tx as FulfilledTransaction).merchant_ref && (await store.outcome(`ref:${trxId}`));
-  const ref = recorded || caller;
-  const keep = () => (typeof trxId === 'string' ? remember(store, trxId, ref, lease) : undefined);
-  try {
-    const result = await settle(ref);
-    if (open(result)) await keep();
-    return result;
-  } catch (error) {
-    await keep()?.catch(() => {});
-    throw error;
-  }
-}
