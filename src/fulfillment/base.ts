@@ -1,7 +1,7 @@
 // The fulfillment kit's shared base, below its steps (delivery, settle, reconcile, inbox,
 // attempts): the trace around each entry point, the reading of what was thrown and what a
-// payload holds, the verify every outcome goes through, and the record of a payment
-// reported and not settled yet. It imports no step.
+// payload holds, the verify every outcome goes through, the record of a payment reported and
+// not settled yet, and the pause of the inbox worker and of the waits. It imports no step.
 import { PaymentsError } from '../core/base-error.js';
 import type { VerifiedTransaction } from '../schemas/payments.js';
 import type { WebhookEvent } from '../webhooks/events.js';
@@ -97,3 +97,14 @@ export async function remember(store: FulfillmentStore, trxId: string, ref: stri
   await store.remember(`payment:${trxId}`);
   return true;
 }
+
+/**
+ * A pause of `ms`, or until `signal` aborts (it resolves either way: look at the signal); its
+ * listener goes with it either way (one left per pause would be 86,400 a day on a worker's signal).
+ */
+export const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
+    const timer = setTimeout(done, signal.aborted ? 0 : ms);
+    signal.addEventListener('abort', done);
+  });

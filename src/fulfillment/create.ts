@@ -11,9 +11,10 @@ import { trace } from './base.js';
 import { eventHandler, webhookHandler } from './delivery.js';
 import { inboxWorker } from './inbox.js';
 import type { FulfillmentOptions } from './options.js';
+import { pages } from './outcome.js';
 import { reconcile } from './reconcile.js';
 import type { Fulfillment } from './results.js';
-import { keepUnsettled, settler } from './settle.js';
+import { settler } from './settle.js';
 import { memoryStore } from './store.js';
 
 /**
@@ -44,15 +45,14 @@ export function createFulfillment<Db = undefined>(kitOptions: FulfillmentOptions
   const settle = settler(options, store, lease);
   const handleEvent = eventHandler(options, store, lease, settle);
   const { soon, ...inbox } = inboxWorker(options, store, lease, handleEvent);
-  const traced = (operation: 'handleVerified' | 'reconcile', tx: VerifiedTransaction, ref: string | undefined) =>
-    trace(operation, environment, (info) => settle.payment(tx, ref, { source: operation === 'reconcile' ? operation : 'verified' }, info));
+  const traced = (tx: VerifiedTransaction, ref: string | undefined) =>
+    trace('reconcile', environment, (info) => settle.payment(tx, ref, { source: 'reconcile' }, info));
   return {
     ...inbox,
     handleWebhook: webhookHandler(options, maxBodyBytes, queue, handleEvent, soon),
     store,
-    handleVerified: (transaction, opts) =>
-      keepUnsettled(store, transaction, opts?.merchantRef, lease, (ref) => traced('handleVerified', transaction, ref)),
-    reconcile: (opts) => reconcile(opts, client, store, (tx, ref) => traced('reconcile', tx, ref), options.now),
+    ...pages(options, store, lease, settle),
+    reconcile: (opts) => reconcile(opts, client, store, traced, options.now),
     newAttempt: (orderRef) => newAttempt(store, orderRef, lease),
   };
 }

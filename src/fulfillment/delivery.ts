@@ -11,7 +11,7 @@ import { WebhookVerificationError } from '../webhooks/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { readSignedHeaders } from '../webhooks/headers.js';
 import { bodyOf } from './body.js';
-import { errorClass, named, open, remember, text, trace, verified, type Context, type HandleEvent } from './base.js';
+import { errorClass, named, open, remember, text, trace, type Context, type HandleEvent } from './base.js';
 import type { FulfillmentOptions } from './options.js';
 import type { Fulfillment, FulfillmentTrace, SettleResult, WebhookAnswer } from './results.js';
 import type { Settle } from './settle.js';
@@ -129,8 +129,9 @@ export function eventHandler(options: FulfillmentOptions, store: FulfillmentStor
       // The earlier generation sends its IPN once, never again: its trx_id is recorded first, so
       // that whatever happens next, `reconcile` finds it (that generation has no payment list).
       if (event.format === 'legacy' && (await remember(store, trxId, text(data!.merchant_ref), lease))) recorded();
-      // Verified before any handler: the event says what happened, the service confirms it.
-      return settle.payment(await verified(options.client, trxId, signal), text(data!.merchant_ref), context, info);
+      // Verified before any handler, inside the payment's claim: the event says what happened,
+      // the service confirms it, and a payment already settled costs no verify.
+      return settle.payment(trxId, text(data!.merchant_ref), context, info, signal);
     }
     if (!onEvent) return 'ran';
     // An event without an id cannot be de-duplicated: it runs each time it comes.

@@ -5,7 +5,7 @@
 // shared base.
 import { ConfigurationError } from '../core/base-error.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import { messageOf, trace, type HandleEvent } from './base.js';
+import { messageOf, pause, trace, type HandleEvent } from './base.js';
 import type { FulfillmentOptions } from './options.js';
 import type { DrainReport, Fulfillment } from './results.js';
 import type { FulfillmentStore, InboxNext, InboxStore } from './store.js';
@@ -104,12 +104,3 @@ function inProcess(processOne: (id: string) => Promise<Pick<InboxNext, 'state' |
 
 // 10 s, 20 s, 40 s … at most an hour, each ±20 % so that records failed together spread out.
 const backoff = (attempts: number) => Math.min(3_600_000, 10_000 * 2 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
-
-// The worker's idle pause: `ms`, or until `signal` aborts; its listener goes with it either way
-// (one left per pause would be 86,400 a day on a worker's signal).
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
-    const timer = setTimeout(done, signal.aborted ? 0 : ms);
-    signal.addEventListener('abort', done);
-  });

@@ -23,6 +23,35 @@ import type { FulfillmentStore, InboxRecord, InboxState } from './store.js';
  */
 export type SettleResult = 'ran' | 'done' | 'busy' | 'pending' | 'review';
 
+/**
+ * A payment's outcome, as {@link Fulfillment.outcome} answers it:
+ * - `paid`: `onPaid` ran for it (here, in another process, or now), or its order was already
+ *   paid by this same payment;
+ * - `failed`: the service says it failed (`onFailed` ran);
+ * - `review`: a second payment of a paid order, or an amount that does not match: `onPaid` did
+ *   not run, and it went to `onDuplicatePayment` / `onMismatch` or the review list;
+ * - `pending`: not final yet: the service says neither success nor failed, or another claim is
+ *   settling it right now, or the wait ended first. Show "confirming", and ask again.
+ */
+export type PaymentState = 'paid' | 'failed' | 'review' | 'pending';
+
+/** Options of {@link Fulfillment.outcome}. */
+export interface OutcomeOptions {
+  /**
+   * Your reference for the payment (the attempt's `ref_trx` from your own records, never from
+   * the URL): its order when the kit has none recorded (as for `handleVerified`).
+   */
+  merchantRef?: string | undefined;
+  /**
+   * Asks again every 3 s for at most this many ms while the outcome is `pending`; then answers
+   * `pending` (no error). Default 0: one answer, at once. The callers waiting on one payment in
+   * this process share one loop (one verify at a time), started with the first one's `merchantRef`.
+   */
+  wait?: number | undefined;
+  /** Ends this caller's wait: the promise rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
 /** A Node-style webhook answer: status and JSON body text. */
 export interface WebhookAnswer {
   /** HTTP status to send back. */
@@ -127,6 +156,21 @@ export interface Fulfillment {
   handleWebhook(request: NodeWebhookRequest): Promise<WebhookAnswer>;
   /** Settles a transaction you verified yourself (return page, `waitForOutcome`). Throws what a handler threw. */
   handleVerified(transaction: VerifiedTransaction, options?: { merchantRef?: string | undefined }): Promise<SettleResult>;
+  /**
+   * A payment's outcome for a return or checkout page, asked of the kit rather than the client:
+   * from the store when it is recorded (no call). Else the payment is verified once, in its
+   * claim and within the client's polling budget, and settled through the same once-only path
+   * as a delivery: the page that finds it paid before the webhook fulfils it (`onPaid` runs
+   * once, here or for the delivery, never twice), and the delivery then costs no verify. What
+   * it could not settle is kept for `reconcile`. Throws what verify or a handler threw.
+   *
+   * @example
+   * ```ts
+   * const state = await fulfillment.outcome(trxId, { merchantRef: 'order-1001~a1', wait: 30_000 });
+   * // 'paid' | 'failed' | 'review' | 'pending'
+   * ```
+   */
+  outcome(trxId: string, options?: OutcomeOptions): Promise<PaymentState>;
   /** Walks every payment created since `since` and settles each one the store has no outcome for. */
   reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
   /** The store the kit records claims and outcomes in. */
@@ -159,8 +203,8 @@ export interface Fulfillment {
  * settles. Never a secret, a signature, a body or a customer's details.
  */
 export interface FulfillmentTrace {
-  /** Which entry point: `handleWebhook`, `handleVerified`, `reconcile`, or `inbox` (processing a recorded delivery). */
-  operation: 'handleWebhook' | 'handleVerified' | 'reconcile' | 'inbox';
+  /** Which entry point: `handleWebhook`, `handleVerified`, `outcome`, `reconcile`, or `inbox` (processing a recorded delivery). */
+  operation: 'handleWebhook' | 'handleVerified' | 'outcome' | 'reconcile' | 'inbox';
   /** The kit's environment. */
   environment: 'sandbox' | 'production';
   /** The transaction settled, once known. */

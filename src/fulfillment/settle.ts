@@ -7,7 +7,7 @@ import { PaymentsError } from '../core/base-error.js';
 import { sameAmount } from '../core/money.js';
 import { paidAmount } from '../core/paid-amount.js';
 import type { VerifiedTransaction } from '../schemas/payments.js';
-import { ATTEMPT, open, remember, same, type Context } from './base.js';
+import { ATTEMPT, same, verified, type Context } from './base.js';
 import type { ExpectedPrice, FulfilledTransaction, FulfillmentOptions, Handler } from './options.js';
 import type { FulfillmentTrace, SettleResult } from './results.js';
 import type { FulfillmentStore, StoreClaim } from './store.js';
@@ -15,42 +15,50 @@ import type { FulfillmentStore, StoreClaim } from './store.js';
 // The body of a claim: `held` are the claims renewed while it runs (it may add its own), `signal`
 // the handler's (aborted when the kit stops waiting for it).
 type Body = (claimed: StoreClaim, held: StoreClaim[], signal: AbortSignal) => Promise<string | undefined>;
-type Run = (key: string, body: Body) => Promise<SettleResult>;
+/** `outcome`: the outcome recorded for the key, found (`done`) or recorded now. */
+export type Asked = { outcome?: string };
+type Run = (key: string, body: Body, note?: Asked) => Promise<SettleResult>;
 
 /** `handler` run once for `key`, in its claim; the claim then records `outcome`. */
 type Once = <T>(key: string, outcome: string, handler: Handler<T> | undefined, value: T, context: Context) => Promise<SettleResult>;
 
 /** The settle step, as the kit's other steps use it. */
 export interface Settle {
-  /** A verified transaction settled once: `onPaid` (or review) on success, `onFailed` on failure, else `pending`. */
-  payment(tx: VerifiedTransaction, merchantRef: string | undefined, context: Context, info: FulfillmentTrace): Promise<SettleResult>;
+  /**
+   * A payment settled once, in its claim: `onPaid` (or review) on success, `onFailed` on
+   * failure, else `pending`. Given a trx_id, it is verified inside the claim (within the polling
+   * budget, until `signal` aborts), so a recorded or busy payment costs no call. `asked` (a
+   * return page's ask, `fulfillment.outcome`): the reference recorded for it is read there
+   * first (over the caller's), and `asked.outcome` is the outcome recorded, found or now.
+   */
+  payment(
+    source: VerifiedTransaction | string,
+    merchantRef: string | undefined,
+    context: Context,
+    info: FulfillmentTrace,
+    signal?: AbortSignal,
+    asked?: Asked,
+  ): Promise<SettleResult>;
   /** A handler run once per key (a webhook event's `onEvent`). */
   once: Once;
 }
 
 /** The kit's settle step. */
 // `payment` refuses a transaction without trx_id (every such call would share one key,
-// `payment:undefined`), and gives the handlers the reference the service sent over the caller's
-// (a return page's URL is anyone's to write). Each handler gets `effectKey`, `<key>:<outcome>`:
-// the same for every run of it, wherever it runs.
+// `payment:undefined`). A transaction in hand that is not final needs no claim. Each handler
+// gets `effectKey`, `<key>:<outcome>`: the same for every run of it, wherever it runs.
 export function settler(options: FulfillmentOptions, store: FulfillmentStore, lease: number): Settle {
   const run = runner(options, store, lease);
   const once: Once = (key, outcome, handler, value, context) =>
     run(key, async ({ db }, _, signal) => (await handler?.(value, { ...context, db, effectKey: `${key}:${outcome}`, signal }), outcome));
   const paid = paying(options, store, lease, run, once);
-  const payment: Settle['payment'] = async (tx, merchantRef, context, info) => {
-    const trxId = tx?.trx_id;
+  const payment: Settle['payment'] = async (source, merchantRef, context, info, signal, asked) => {
+    const given = typeof source === 'string' ? undefined : source;
+    const trxId = given ? given.trx_id : source;
     if (!trxId || typeof trxId !== 'string') throw new PaymentsError('fulfillment: a transaction without trx_id cannot be settled');
-    const ref = (tx as FulfilledTransaction).merchant_ref ?? merchantRef;
-    const value = ref == null ? tx : { ...tx, merchant_ref: ref, order_ref: ATTEMPT.exec(ref)?.[1] ?? ref };
-    const { status } = tx;
     info.trxId = trxId;
-    return (info.result =
-      status === 'success'
-        ? await paid(value, context)
-        : status === 'failed'
-          ? await once(`payment:${trxId}`, status, options.onFailed, value, context)
-          : 'pending');
+    const final = !given || given.status === 'success' || given.status === 'failed';
+    return (info.result = final ? await paid(trxId, given, merchantRef, context, signal, asked) : 'pending');
   };
   return { payment, once };
 }
@@ -68,10 +76,10 @@ function runner(options: FulfillmentOptions, store: FulfillmentStore, lease: num
   const late = new Set<string>();
   const overdue = (key: string) =>
     new PaymentsError(`fulfillment: the handler for ${key} outlived handlerTimeout (${limit} ms); its claim is held until it returns`);
-  return async (key, body) => {
+  return async (key, body, note = {}) => {
     if (late.has(key)) throw overdue(key);
     const result = await store.claim(key, lease);
-    if (!('claimed' in result)) return 'busy' in result ? 'busy' : 'done';
+    if (!('claimed' in result)) return 'busy' in result ? 'busy' : ((note.outcome = result.done), 'done');
     const { claimed } = result;
     const held = [claimed];
     const stop = new AbortController();
@@ -88,7 +96,7 @@ function runner(options: FulfillmentOptions, store: FulfillmentStore, lease: num
         clearInterval(renewing);
         clearTimeout(timer);
         late.delete(key);
-        kept = (await (outcome === undefined ? claimed.release() : claimed.complete(outcome))) as boolean | undefined;
+        kept = (await (outcome === undefined ? claimed.release() : claimed.complete((note.outcome = outcome)))) as boolean | undefined;
       }
       return kept;
     })();
@@ -105,84 +113,93 @@ function runner(options: FulfillmentOptions, store: FulfillmentStore, lease: num
   };
 }
 
-// A successful payment, once: in the payment's claim, and when its order is known in the
-// order's too (nested: on Postgres in the same transaction), whose outcome is the paying
-// trx_id. Another trx_id there means the order was paid by another attempt: a review.
+// A payment, once: verified (when not in hand) inside the payment's claim, so that a payment
+// whose outcome is recorded (`done`) or in hand elsewhere (`busy`) costs no verify. A failure runs
+// onFailed there; a success, when its order is known, claims the order too (nested: on Postgres
+// in the same transaction), whose outcome is the paying trx_id. Another trx_id there means the
+// order was paid by another attempt: a review. Pending: the claim is released.
 function paying(options: FulfillmentOptions, store: FulfillmentStore, lease: number, run: Run, once: Once) {
-  return async (value: FulfilledTransaction, context: Context): Promise<SettleResult> => {
-    const { trx_id: trxId, order_ref: order } = value;
+  const review = reviewer(options, store, once);
+  return async (
+    trxId: string,
+    tx: VerifiedTransaction | undefined,
+    merchantRef: string | undefined,
+    context: Context,
+    signal?: AbortSignal,
+    asked?: Asked,
+  ): Promise<SettleResult> => {
     let ran = false;
     let reason: string | undefined;
     let expected: ExpectedPrice | undefined;
+    let value: FulfilledTransaction | undefined;
     const key = `payment:${trxId}`;
-    const result = await run(key, async (claimed, held, signal) => {
-      const ctx = { ...context, db: claimed.db, effectKey: `${key}:paid`, signal };
-      let orderClaim: StoreClaim | undefined;
-      if (order) {
-        const found = await (claimed.claim?.(`order:${order}`) ?? store.claim(`order:${order}`, lease));
-        if ('busy' in found) return void (reason = 'busy');
-        if ('done' in found) return same(found.done, trxId) ? 'paid' : void (reason = 'duplicate');
-        held.push((orderClaim = found.claimed));
-      }
-      // The order's claim: its outcome (this trx_id) recorded when onPaid ran, else released.
-      try {
-        expected = await options.expect?.(value, ctx);
-        if (expected && !priced(value, expected)) reason = 'mismatch';
-        else {
-          await options.onPaid(value, ctx);
-          ran = true;
+    const result = await run(
+      key,
+      async (claimed, held, stop) => {
+        tx ??= await verified(options.client, trxId, signal);
+        // The reference the service sent over the caller's (a return page's URL is anyone's to write).
+        const ref =
+          (tx as FulfilledTransaction).merchant_ref ?? (asked ? await recordedRef(store, claimed, trxId) : undefined) ?? merchantRef;
+        const order = ref == null ? undefined : (ATTEMPT.exec(ref)?.[1] ?? ref);
+        value = ref == null ? tx : { ...tx, merchant_ref: ref, order_ref: order };
+        const { status } = tx;
+        const ctx = { ...context, db: claimed.db, effectKey: `${key}:${status === 'failed' ? status : 'paid'}`, signal: stop };
+        if (status === 'failed') return (await options.onFailed?.(value, ctx), (ran = true), status);
+        if (status !== 'success') return void (reason = 'pending');
+        let orderClaim: StoreClaim | undefined;
+        if (order) {
+          const found = await (claimed.claim?.(`order:${order}`) ?? store.claim(`order:${order}`, lease));
+          if ('busy' in found) return void (reason = 'busy');
+          if ('done' in found) return same(found.done, trxId) ? 'paid' : void (reason = 'duplicate');
+          held.push((orderClaim = found.claimed));
         }
-      } finally {
-        await (ran ? orderClaim?.complete(trxId) : orderClaim?.release());
-      }
-      return ran ? 'paid' : undefined;
-    });
-    if (result === 'busy' || reason === 'busy') return 'busy';
+        // The order's claim: its outcome (this trx_id) recorded when onPaid ran, else released.
+        try {
+          expected = await options.expect?.(value, ctx);
+          if (expected && !priced(value, expected)) reason = 'mismatch';
+          else await options.onPaid(value, ctx);
+          ran = !reason;
+        } finally {
+          await (ran ? orderClaim?.complete(trxId) : orderClaim?.release());
+        }
+        return ran ? 'paid' : undefined;
+      },
+      asked,
+    );
+    // Busy here (the payment's claim) or on its order, or pending: nothing ran.
+    if (result === 'busy' || reason === 'busy' || reason === 'pending') return (reason ?? result) as 'busy' | 'pending';
     if (!reason) return ran ? 'ran' : 'done';
-    // A payment that needs a person: its handler, or the review list (recorded first, so that
-    // it is never lost, and outside any claim, which a store on one connection could not serve).
-    const duplicate = reason === 'duplicate';
-    const handler = duplicate ? options.onDuplicatePayment : options.onMismatch;
+    if (asked) asked.outcome = `review:${reason}`;
+    return review(reason, value!, duplicate(reason) ? context : { ...context, expected });
+  };
+}
+
+const duplicate = (reason: string) => reason === 'duplicate';
+
+// A payment that needs a person: its handler, or the review list (recorded first, so that it is
+// never lost, and outside any claim, which a store on one connection could not serve).
+function reviewer(options: FulfillmentOptions, store: FulfillmentStore, once: Once) {
+  return async (reason: string, value: FulfilledTransaction, context: Context): Promise<SettleResult> => {
+    const { trx_id: trxId } = value;
+    const handler = duplicate(reason) ? options.onDuplicatePayment : options.onMismatch;
     if (!handler) {
       if (!store.inbox)
         console.warn(`[business-payments] payment ${trxId} needs review (${reason}): give it a handler, or a store with an inbox`);
       await store.inbox?.add(`review:${trxId}`, JSON.stringify({ type: 'payment.review', reason, data: value }), 'review');
     }
-    const reviewed = await once(key, `review:${reason}`, handler, value, duplicate ? context : { ...context, expected });
-    return reviewed === 'busy' ? 'busy' : 'review';
+    return (await once(`payment:${trxId}`, `review:${reason}`, handler, value, context)) === 'busy' ? 'busy' : 'review';
   };
+}
+
+// The reference recorded for a payment (`ref:<trx_id>`), read inside its claim: on Postgres
+// through the claim's own transaction (a single connection is the claim's while it is held).
+async function recordedRef(store: FulfillmentStore, claimed: StoreClaim, trxId: string): Promise<string | undefined> {
+  if (!claimed.claim) return store.outcome(`ref:${trxId}`);
+  const found = await claimed.claim(`ref:${trxId}`);
+  return 'done' in found ? found.done : undefined;
 }
 
 // The paid gross against the order's price at the currency's minor-unit digits (pg's numeric
 // '3.30' is a paid 3.3), and the currency.
 const priced = (tx: FulfilledTransaction, expected: ExpectedPrice) =>
   same(tx.currency, expected.currency) && sameAmount(paidAmount(tx), expected.amount, String(tx.currency).toUpperCase());
-
-/** `handleVerified`: a transaction the merchant verified (a return page) settled, or kept for `reconcile` when it cannot be. */
-// The payment's order comes from the reference the service sent: the
-// transaction's own, else the one recorded for its trx_id (an earlier-generation IPN's, recorded
-// as it came, or the first report's that could not settle); the caller's only where there is
-// neither (verify's answer carries none, on either generation).
-// A return page that could not settle (busy elsewhere, pending, a handler threw) leaves its
-// trx_id in the store for `reconcile`: on the earlier generation nothing else may ever report
-// that payment again (its IPN is sent once, and it has no payment list).
-export async function keepUnsettled(
-  store: FulfillmentStore,
-  tx: VerifiedTransaction,
-  caller: string | undefined,
-  lease: number,
-  settle: (ref: string | undefined) => Promise<SettleResult>,
-): Promise<SettleResult> {
-  const trxId = tx?.trx_id;
-  const recorded = typeof trxId === 'string' && !(tx as FulfilledTransaction).merchant_ref && (await store.outcome(`ref:${trxId}`));
-  const ref = recorded || caller;
-  const keep = () => (typeof trxId === 'string' ? remember(store, trxId, ref, lease) : undefined);
-  try {
-    const result = await settle(ref);
-    if (open(result)) await keep();
-    return result;
-  } catch (error) {
-    await keep()?.catch(() => {});
-    throw error;
-  }
-}

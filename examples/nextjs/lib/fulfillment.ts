@@ -1,7 +1,13 @@
 // The fulfillment kit of the shop: the webhook routes and the return page report payments to
 // it, and it runs onPaid once per order, whichever reports it first.
 import { PaymentsClient, paidAmount } from 'business-payments';
-import { createFulfillment, memoryStore, type Fulfillment, type FulfilledTransaction } from 'business-payments/fulfillment';
+import {
+  createFulfillment,
+  memoryStore,
+  type Fulfillment,
+  type FulfilledTransaction,
+  type PaymentState,
+} from 'business-payments/fulfillment';
 import { findAttempt, findOrder, fulfilOrder, markOrderFailed, type Order } from './orders';
 
 // Deliveries of the other environment are refused, and the client is of this one.
@@ -72,8 +78,9 @@ export function fulfillment(): Fulfillment {
 /**
  * The return page's check. The URL only names the order and the attempt (`?ref=`): the
  * `trx_id` comes from the shop's records of that attempt (kept when the payment was created),
- * the outcome from the service, and the kit settles it (it may be the first to know: the
- * webhook can come later, or never). A `ref` that is not one of this order's attempts is
+ * the outcome from the kit (`payment`: `fulfillment.outcome`: its store, or one verify it
+ * settles; it may be the first to know: the webhook can come later, or never; `error` when a
+ * handler threw). A `ref` that is not one of this order's attempts is
  * `undefined` (a 404): a URL is anyone's to write.
  */
 export async function confirmOrder(orderId: string, ref?: string) {
@@ -85,15 +92,15 @@ export async function confirmOrder(orderId: string, ref?: string) {
   // the return URL carries nothing): until it has come (onPaid / onFailed keep it with the
   // attempt), the payment is being confirmed. An IPN that could not be settled is left to
   // reconcile (docs/generations.md).
-  if (!attempt?.trx_id) return { order, payment: undefined, result: 'unknown' };
-  const tx = await paymentsClient().payments.verify(attempt.trx_id);
-  let result: string;
+  if (!attempt?.trx_id) return { order, payment: undefined };
+  let payment: PaymentState | 'error';
   try {
-    // merchantRef from the record too: it names the order the kit settles the payment for.
-    result = await fulfillment().handleVerified(tx, { merchantRef: attempt.ref_trx }); // 'ran' | 'done' | 'busy' | 'pending' | 'review'
+    // Asked of the kit, not the service: from its store once the webhook settled it, else one
+    // verify, settled as the webhook would. merchantRef from the record too: it names the order.
+    payment = await fulfillment().outcome(attempt.trx_id, { merchantRef: attempt.ref_trx }); // 'paid' | 'failed' | 'review' | 'pending'
   } catch (error) {
     console.error(`order ${order.id}:`, error); // a handler threw (the price check, an unknown order…): the customer sees "confirming"
-    result = 'error';
+    payment = 'error';
   }
-  return { order, payment: tx.status, result };
+  return { order, payment };
 }

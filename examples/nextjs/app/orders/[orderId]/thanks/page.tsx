@@ -1,8 +1,8 @@
 // Where the hosted checkout sends the customer back (success_redirect and cancel_redirect),
 // with the attempt in the URL (`?ref=order-…~a1`). Reaching this page proves nothing (anyone
-// can open the URL): confirmOrder looks the attempt up in the shop's records, asks the service
-// about the payment kept there, and reports the outcome to the fulfillment kit, which fulfils
-// the order once whether this page or the webhook gets there first.
+// can open the URL): confirmOrder looks the attempt up in the shop's records and asks the
+// fulfillment kit about the payment kept there; the kit fulfils the order once whether this page
+// or the webhook gets there first.
 import { notFound } from 'next/navigation';
 import { payAgain } from '../../../actions';
 import { confirmOrder } from '../../../../lib/fulfillment';
