@@ -44,7 +44,7 @@ const CEILING = {
   // headers checked before its body, read up to maxBodyBytes; written plainly, not shaped
   // by its bytes); +10 % is over the budget.
   webhooks: 4_096,
-  // 10,176 B measured (the price check at the currency's digits, in-process retries, a lost
+  // 10,181 B measured (the price check at the currency's digits, in-process retries, a lost
   // lease said, handlerTimeout, attempts that never repeat; no payout intents in its
   // memoryStore(); one file per step; triggers: process(id), the trigger sent with the
   // record, queueTrigger); +10 % is over the budget.
