@@ -25,6 +25,7 @@ const config: KnipConfig = {
         // Run apart from `npm test`: the store suite on real servers (`npm run test:stores`), and
         // the merchant's file that test/types/types.test.ts compiles with tsc.
         'test/fulfillment/stores-real.check.ts',
+        'test/fulfillment/triggers-real.check.ts',
         'test/types/consumer.ts',
       ],
       project: ['src/**/*.ts', 'scripts/**/*.{ts,mjs,js,cjs}', 'examples/**/*.{ts,mjs}', 'test/**/*.{ts,mjs,cjs}'],

@@ -3,7 +3,9 @@
 // a `pg` Pool (and one pg Client) on a PostgreSQL server, and redisStore over node-redis and
 // over ioredis on a Redis server, and the SIGSTOP cases (test/fulfillment/sigstop.ts: a real
 // process holding a claim, paused for twice its lease while another process handles the same
-// delivery; about 4 s a store). Both servers are throwaways: fresh data directories under the
+// delivery; about 4 s a store); then the triggers on real engines (test/fulfillment/triggers-real.check.ts:
+// pg-boss on PostgreSQL, a web process SIGKILLed inside the inbox row's transaction; BullMQ on
+// Redis; each engine delivering a job 3 times). Both servers are throwaways: fresh data directories under the
 // temp dir, loopback ports picked free, started here and stopped (directories removed)
 // whatever happens. One line per store and kit, with its testStore cases passed (and skipped:
 // what the store does not offer); exit 1 if any failed.
@@ -15,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { startDbServers } from './db-servers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SUITE = 'test/fulfillment/stores-real.check.ts';
+// The stores, then the triggers on real engines (pg-boss on PostgreSQL, BullMQ on Redis).
+const SUITES = ['test/fulfillment/stores-real.check.ts', 'test/fulfillment/triggers-real.check.ts'];
 const started = performance.now();
 const seconds = (from) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
 
@@ -44,7 +47,7 @@ try {
   const servers = await startDbServers({ name: 'test:stores' });
   stopServers = servers.stop;
 
-  // The suite, in this process's vitest: only the real-server file (it is not a *.test.ts, so
+  // The suites, in this process's vitest: only the real-server files (not *.test.ts, so
   // plain `npm test` never picks it up), no global setup (it needs no package build).
   process.env.BP_TEST_PG_URL = servers.pgUrl;
   process.env.BP_TEST_REDIS_URL = servers.redisUrl;
@@ -52,7 +55,7 @@ try {
   const vitest = await startVitest([], {
     config: false,
     root,
-    include: [SUITE],
+    include: SUITES,
     environment: 'node',
     watch: false,
     reporters: ['default'],

@@ -22,12 +22,16 @@ export type {
   OutcomeOptions,
   PaymentAttempt,
   PaymentState,
+  ProcessResult,
   ReconcileOptions,
   ReconcileReport,
   SettleResult,
   WebhookAnswer,
 } from './fulfillment/results.js';
 export type { NodeWebhookRequest } from './fulfillment/body.js';
+// Triggers: the merchant's queue engine wakes the inbox (the engines' own in their entries).
+export { queueTrigger, type FulfillmentTrigger } from './fulfillment/trigger.js';
+export type { PostgresQueryable } from './fulfillment/postgres-session.js';
 export {
   memoryStore,
   type AttemptStore,

@@ -34,7 +34,8 @@ import { memoryStore } from './store.js';
  * ```
  * @throws {ConfigurationError} when the secret is not set or has leading or trailing whitespace,
  * the client is for the other environment, `inbox: true` with a store that has no inbox,
- * `maxBodyBytes` is not a whole number more than 0, or `now` is not a function.
+ * `maxBodyBytes` is not a whole number more than 0, `now` is not a function, or a `trigger` with
+ * a store that has no inbox or `inbox: false`.
  */
 // With the inbox (on by default where the store is durable), a delivery is recorded, then
 // answered: the service waits for nothing else; it is processed right after, here or by drain()
@@ -86,6 +87,8 @@ function configure<Db>(kitOptions: FulfillmentOptions<Db>) {
     throw new ConfigurationError(`createFulfillment({ maxBodyBytes }): ${maxBodyBytes} is not a whole number more than 0`);
   if (options.now !== undefined && typeof options.now !== 'function')
     throw new ConfigurationError('createFulfillment({ now }): pass a function returning ms since the epoch, like Date.now');
-  const queue = (options.inbox ?? store.durable !== false) ? inbox : undefined;
+  const { trigger } = options;
+  const queue = (options.inbox ?? (store.durable !== false || !!trigger)) ? inbox : undefined;
+  if (trigger && !queue) throw new ConfigurationError('createFulfillment({ trigger }): needs the inbox');
   return { options, store, lease: options.lease ?? 300_000 /* 5 minutes */, maxBodyBytes, queue };
 }

@@ -16,12 +16,14 @@ import type { FulfillmentOptions } from './options.js';
 import type { Fulfillment, FulfillmentTrace, SettleResult, WebhookAnswer } from './results.js';
 import type { Settle } from './settle.js';
 import type { FulfillmentStore, InboxStore } from './store.js';
+import { recordDelivery } from './trigger.js';
 
 type Delivery = Parameters<typeof bodyOf>[0];
 
 /**
  * `fulfillment.handleWebhook`: each delivery answered, its event recorded in `queue` (then
- * processed by `soon`, right after) or, without one, processed in the request.
+ * processed by `soon`, right after, or by the worker its trigger wakes) or, without one,
+ * processed in the request.
  */
 // It takes a Fetch Request, `{ payload, headers }`, or a Node request. A Node request answered
 // before its end (401, 413) is marked read (one read() of what it holds): Node then stops reading
@@ -42,9 +44,10 @@ export function webhookHandler(
         if (!queue) return handle(event, info, noted);
         named(event, info);
         const id = deliveryId(event);
-        await queue.add(id, JSON.stringify(event));
+        await recordDelivery(queue, options.trigger, id, JSON.stringify(event));
         noted();
-        later(soon(id));
+        // With a trigger, the engine's worker processes it (nothing here, nor its retry timers).
+        if (!options.trigger) later(soon(id));
         return 'queued';
       }),
     );

@@ -65,7 +65,18 @@ export function inboxWorker(options: FulfillmentOptions, store: FulfillmentStore
     return true;
   };
   const list: Fulfillment['inbox'] = ({ state, limit = 100 }) => inbox().list(state, limit);
-  return { soon: inProcess(processOne, lease), drain, work, replay, inbox: list };
+  return { soon: inProcess(processOne, lease), drain, work, replay, inbox: list, process: processor(processOne, inbox) };
+}
+
+// `process(id)`: a job's record processed now, else answered from the store (a redelivered job:
+// done). A store without get cannot say: busy, so the engine asks again rather than drop a wake-up.
+function processor(processOne: (id: string) => Promise<InboxNext | undefined>, inbox: () => InboxStore): Fulfillment['process'] {
+  return async (id) => {
+    const next = await processOne(id);
+    const get = inbox().get?.bind(inbox());
+    const state = next ? next.state : get ? ((await get(id))?.state ?? 'unknown') : 'pending';
+    return state === 'pending' ? (next?.error === undefined ? 'busy' : 'retry') : state === 'review' ? 'done' : state;
+  };
 }
 
 // `soon` processes a record right after the answer, at most 4 at a time in this process (each

@@ -3,6 +3,7 @@
 import type { PaymentRecord, VerifiedTransaction } from '../schemas/payments.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { FulfillmentStore } from './store.js';
+import type { FulfillmentTrigger } from './trigger.js';
 
 /** What the kit needs of a `PaymentsClient` (pass the client itself). */
 export interface FulfillmentClient {
@@ -149,6 +150,13 @@ export interface FulfillmentOptions<Db = unknown> {
    * did not finish. `false`: processed inside the request, as the service waits.
    */
   inbox?: boolean | undefined;
+  /**
+   * Your queue engine wakes a worker for each recorded delivery (`pgBossTrigger`,
+   * `bullmqTrigger`, `queueTrigger`): its worker calls `fulfillment.process(id)`. Nothing
+   * polls then, nor is the delivery processed in the request's process. Turns the inbox on (a
+   * store without one is a `ConfigurationError`, and so is `inbox: false`).
+   */
+  trigger?: FulfillmentTrigger | undefined;
   /** Processing attempts of an inbox record before it is `dead`. Default 8. */
   maxAttempts?: number | undefined;
   /** How long an inbox record waits after its `attempts`-th failure, ms. Default 10 s × 2^(attempts − 1), at most an hour. */

@@ -92,3 +92,18 @@ export const rollback = (session: Session) =>
     () => session.end(false),
     () => session.end(true),
   );
+
+/** `work` in a transaction of its own on one session: committed when it resolves, else rolled back. */
+export async function transaction<T>(session: () => Promise<Session>, work: (db: PostgresQueryable) => Promise<T>): Promise<T> {
+  const turn = await session();
+  try {
+    await turn.q.query('BEGIN');
+    const result = await work(turn.q);
+    await turn.q.query('COMMIT');
+    turn.end(false);
+    return result;
+  } catch (error) {
+    await rollback(turn);
+    throw error;
+  }
+}

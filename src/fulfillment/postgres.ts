@@ -11,7 +11,7 @@ import { postgresIntents } from '../payouts/postgres.js';
 import type { FulfillmentStore } from './store.js';
 import { claimer, type Held, type PostgresClaimDb } from './postgres-claims.js';
 import { postgresInbox } from './postgres-inbox.js';
-import { isPool, reader, sessions, type PostgresQueryable, type Read } from './postgres-session.js';
+import { isPool, reader, sessions, transaction, type PostgresQueryable, type Read } from './postgres-session.js';
 
 export type { PostgresClaimDb } from './postgres-claims.js';
 export type { PostgresQueryable } from './postgres-session.js';
@@ -182,7 +182,7 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
       );
       return Number((row as { outcome: string }).outcome);
     },
-    inbox: postgresInbox(`${table}_inbox`, rows),
+    inbox: postgresInbox(`${table}_inbox`, rows, async (work) => (await prepare(), transaction(session, work))),
     payouts: postgresIntents(table, rows),
     subscriptions: postgresSubscriptions(table, rows),
   };

@@ -111,6 +111,8 @@ out[#out+1]=id
 for _,v in ipairs(redis.call('HMGET',KEYS[2]..id,${FIELDS})) do out[#out+1]=v end
 end
 return out`;
+// KEYS: record. ARGV: id. The id and FIELDS, or false when there is no such record.
+const GET = `local h=redis.call('HMGET',KEYS[1],${FIELDS}) if not h[1] then return false end return {ARGV[1],unpack(h)}`;
 const INBOX = '{inbox}:';
 const RECORD = `${INBOX}r:`;
 const STATE = `${INBOX}s:`;
@@ -258,6 +260,10 @@ function holding(run: Run, key: string, token: string, lease: string, keep: stri
 function redisInbox(run: Run): InboxStore {
   return {
     add: (id, event, state = 'pending') => yes(run(ADD, [RECORD + id, DUE, SEQ, STATE + state], [id, event, state])),
+    async get(id) {
+      const reply = (await run(GET, [RECORD + id], [id])) as unknown[] | null;
+      return reply ? record(reply, 0) : undefined;
+    },
     async take(leaseMs, id) {
       const keys = id === undefined ? [DUE, RECORD] : [DUE, RECORD, RECORD + id];
       const reply = (await run(TAKE, keys, [ms(leaseMs), crypto.randomUUID(), id ?? ''])) as unknown[] | null;

@@ -195,7 +195,32 @@ export interface Fulfillment {
   inbox(options: { state: InboxState; limit?: number | undefined }): Promise<InboxRecord[]>;
   /** Makes the record `id` pending again with no attempts, and processes it now; `false` when there is none. */
   replay(id: string): Promise<boolean>;
+  /**
+   * Processes the inbox record `id` as `drain()` would: what a trigger's worker calls with its
+   * job's id (`createFulfillment({ trigger })`). Engines deliver at least once: a job delivered
+   * again is answered from the store, and fulfils once. See {@link ProcessResult} for what
+   * to tell the engine.
+   */
+  process(id: string): Promise<ProcessResult>;
 }
+
+/**
+ * What {@link Fulfillment.process} did with a job's record:
+ * - `done`: processed now, or before (a redelivered job); acknowledge the job;
+ * - `retry`: processing failed (a handler threw, verify said pending): due again after the
+ *   kit's `retryDelay`, `dead` after `maxAttempts`; make the engine retry the job later;
+ * - `busy`: not takeable now (another worker holds it, or its retry is not due yet); retry
+ *   the job later too (its holder may die);
+ * - `dead`: failed `maxAttempts` times (`inbox({ state: 'dead' })`, `replay(id)`); acknowledge;
+ * - `unknown`: the store has no such record; acknowledge.
+ *
+ * To make an engine retry, fail the job: throw from a pg-boss or BullMQ handler (pg-boss:
+ * the queue's `retryLimit`, `retryDelay`, `retryBackoff`; BullMQ: the job's `attempts` and
+ * `backoff`), or do not acknowledge a push queue's message (throw, or answer it with a 5xx).
+ * Give the engine a backoff no shorter than the kit's `retryDelay` and at least `maxAttempts`
+ * retries: a retry that comes before the record is due is answered `busy`.
+ */
+export type ProcessResult = 'done' | 'busy' | 'retry' | 'dead' | 'unknown';
 
 /**
  * What the kit publishes on the TracingChannel `business-payments:fulfillment`: one trace

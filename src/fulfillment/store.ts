@@ -5,6 +5,7 @@
 // them, memoryStore(), the default.
 import type { SubscriptionStore } from '../billing/store.js';
 import type { PayoutIntentStore } from '../payouts/store.js';
+import type { PostgresQueryable } from './postgres-session.js';
 
 /**
  * A claim won on one key: run the handler, then `complete` (the outcome is recorded and the
@@ -155,8 +156,15 @@ export interface InboxNext {
  * timed on the store's own clock (the database's, Redis's, or a monotonic one in memory).
  */
 export interface InboxStore {
-  /** Records a record unless one with this id exists (then nothing changes); due at once. Resolves `true` when recorded now. */
-  add(id: string, event: string, state?: InboxState): Promise<boolean>;
+  /**
+   * Records a record unless one with this id exists (then nothing changes); due at once. Resolves
+   * `true` when recorded now. `within`, where the store can (Postgres): run inside the insert's
+   * transaction when the record is new, before it commits (it throws: nothing is recorded); a
+   * store that cannot ignores it (the kit then sends its trigger after the add).
+   */
+  add(id: string, event: string, state?: InboxState, within?: (db: PostgresQueryable) => Promise<void>): Promise<boolean>;
+  /** The record `id` (its state now), or `undefined` when there is none. Without it, `fulfillment.process` cannot tell a redelivered job from one to retry. */
+  get?(id: string): Promise<InboxRecord | undefined>;
   /**
    * Takes one due `pending` record (the one with `id` when given, if it is due and not taken)
    * for `leaseMs` ms: no other taker gets it meanwhile. `undefined` when there is none.
@@ -247,6 +255,10 @@ function memoryInbox(now: () => number): InboxStore {
   return {
     add: async (id, event, state = 'pending') =>
       !records.has(id) && !!records.set(id, { id, state, event, attempts: 0, at: Date.now(), due: now() }),
+    get: async (id) => {
+      const record = records.get(id);
+      return record && copy(record);
+    },
     async take(leaseMs, id) {
       for (const record of id === undefined ? records.values() : [records.get(id)]) {
         if (record?.state === 'pending' && record.due <= now()) {

@@ -23,6 +23,8 @@ import * as doctor from '../../src/doctor.js';
 import * as fulfillmentEntry from '../../src/fulfillment.js';
 import * as postgres from '../../src/fulfillment-postgres.js';
 import * as redis from '../../src/fulfillment-redis.js';
+import * as pgBoss from '../../src/fulfillment-pg-boss.js';
+import * as bullmq from '../../src/fulfillment-bullmq.js';
 import * as payouts from '../../src/payouts.js';
 import * as billingEntry from '../../src/billing.js';
 import * as testing from '../../src/testing.js';
@@ -45,6 +47,9 @@ const EXPORTS: Record<string, [entry: string, module: Record<string, unknown>]> 
   createFulfillment: ['business-payments/fulfillment', fulfillmentEntry],
   postgresStore: ['business-payments/fulfillment/postgres', postgres],
   redisStore: ['business-payments/fulfillment/redis', redis],
+  queueTrigger: ['business-payments/fulfillment', fulfillmentEntry],
+  pgBossTrigger: ['business-payments/fulfillment/pg-boss', pgBoss],
+  bullmqTrigger: ['business-payments/fulfillment/bullmq', bullmq],
   createPayouts: ['business-payments/payouts', payouts],
   createBilling: ['business-payments/billing', billingEntry],
   diagnose: ['business-payments/doctor', doctor],
@@ -250,6 +255,12 @@ const NAMES: Record<string, Name> = {
     },
   },
 
+  // The merchant's queue engines (the triggers' examples): their jobs recorded, never run.
+  boss: {
+    type: "import('pg-boss').PgBoss",
+    standIn: (run) => ({ send: record('boss.send', async () => 'job-id')(run), work: record('boss.work', async () => 'worker-id')(run) }),
+  },
+  inboxQueue: { type: "import('bullmq').Queue", standIn: (run) => ({ add: record('inboxQueue.add', async () => ({}))(run) }) },
   // The shop on Postgres (README's overview of the fulfillment kit, the payout kit).
   pool: { type: 'Pool', standIn: runPool },
   db: { type: 'Pool', standIn: runPool },

@@ -45,6 +45,8 @@ const ENTRIES: Record<string, string> = {
   'business-payments/fulfillment': 'src/fulfillment.ts',
   'business-payments/fulfillment/postgres': 'src/fulfillment-postgres.ts',
   'business-payments/fulfillment/redis': 'src/fulfillment-redis.ts',
+  'business-payments/fulfillment/pg-boss': 'src/fulfillment-pg-boss.ts',
+  'business-payments/fulfillment/bullmq': 'src/fulfillment-bullmq.ts',
   'business-payments/payouts': 'src/payouts.ts',
   'business-payments/billing': 'src/billing.ts',
 };

@@ -68,6 +68,8 @@ const ENTRIES: Record<string, string> = {
   'business-payments/fulfillment': 'src/fulfillment.ts',
   'business-payments/fulfillment/postgres': 'src/fulfillment-postgres.ts',
   'business-payments/fulfillment/redis': 'src/fulfillment-redis.ts',
+  'business-payments/fulfillment/pg-boss': 'src/fulfillment-pg-boss.ts',
+  'business-payments/fulfillment/bullmq': 'src/fulfillment-bullmq.ts',
   'business-payments/webhooks': 'src/webhooks.ts',
   'business-payments/payouts': 'src/payouts.ts',
   'business-payments/billing': 'src/billing.ts',
@@ -141,7 +143,7 @@ export function samples(page: Page, run: string) {
     const code = block.code
       .replace(/from '@\/([\w./[\]-]+)'/g, (_, path: string) => `from '${join(run, path)}.ts'`)
       .replace(/from 'pg'/g, `from '${join(run, 'pg-stand-in.ts')}'`)
-      .replace(/from '(business-payments[\w/]*)'/g, (_, name: string) => `from '${join(root, ENTRIES[name]!)}'`);
+      .replace(/from '(business-payments[\w/-]*)'/g, (_, name: string) => `from '${join(root, ENTRIES[name]!)}'`);
     writeFileSync(file, code);
   }
   // pg's Pool, as `new pg.Pool(…)` makes it: the pool given to standIn.

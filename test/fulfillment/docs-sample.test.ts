@@ -13,7 +13,8 @@
 // through what the page promises: an order paid on its second attempt after a failed one, the
 // return page finding the trx_id in the shop's records (a crafted URL gets nothing), a second
 // successful attempt going to onDuplicatePayment, a price mismatch to the review list, a dead
-// delivery replayed, the inbox drained by the cron route and the worker, and reconcile
+// delivery replayed, the inbox drained by the cron route and the worker, a push queue's consumer
+// woken by its trigger (the message delivered 3 times fulfils once), and reconcile
 // settling a payment whose webhook never came.
 //
 // docs/fulfillment-stores.md: its Postgres sample runs (a payment of a newAttempt ref, paid
@@ -106,7 +107,7 @@ async function freshPool(): Promise<Pool> {
 // ---------------------------------------------------------------------------------------
 // docs/fulfillment.md's runs.
 
-const ORDERS = ['order-A', 'order-B', 'order-C', 'order-D', 'order-E', 'order-F', 'order-G'];
+const ORDERS = ['order-A', 'order-B', 'order-C', 'order-D', 'order-E', 'order-F', 'order-G', 'order-H'];
 
 /** A payment attempt made through the page's checkout. */
 interface Made {
@@ -342,6 +343,27 @@ const STEPS: Array<[string, (shop: Shop) => Promise<void>]> = [
       expect(sigterm).toBeTypeOf('function');
       sigterm!();
       await worker;
+    },
+  ],
+  [
+    'woken by a push queue: the delivery sends { id }, the consumer fulfils; the message delivered 3 times fulfils once',
+    async (shop) => {
+      const queued = await shop.load<{
+        fulfillment: Fulfillment;
+        messages: Array<{ id: string }>;
+        consume(message: { id: string }): Promise<void>;
+      }>('lib/inbox-queue.ts');
+      shop.mode.lose = true; // the sandbox's own delivery goes nowhere: this one goes to the queue's kit
+      const h1 = await shop.checkout('order-H');
+      await shop.mock.completeCheckout(h1.trxId, 'success');
+      shop.mode.lose = false;
+      const { body, headers } = await shop.delivery(h1.trxId);
+      expect((await queued.fulfillment.handleWebhook({ payload: body, headers })).status).toBe(200);
+      expect(queued.messages).toHaveLength(1);
+      expect(await shop.orderState('order-H')).toBe('open'); // nothing processed it in the request
+      for (let i = 0; i < 3; i++) await queued.consume(queued.messages[0]!);
+      expect(await shop.orderState('order-H')).toBe('paid');
+      expect(await shop.paidLog('order-H')).toEqual([h1.trxId]);
     },
   ],
   [
