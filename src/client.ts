@@ -6,7 +6,7 @@ import type { APIPromise } from './core/api-promise.js';
 import { APIError, InternalServerError, InvalidParamsError, RouteNotSupportedError } from './core/error.js';
 import type { PhoneCountry } from './core/phone.js';
 import { resolveOptions, type ClientOptions, type Environment, type RequestOptions, type ResolvedOptions } from './internal/options.js';
-import { pace, PACE } from './internal/pace.js';
+import { pace } from './internal/pace.js';
 import { Transport } from './internal/transport.js';
 import { Balance } from './resources/balance.js';
 import { Billing } from './resources/billing/index.js';
@@ -71,15 +71,20 @@ export class PaymentsClient {
     const onRoute = (found: boolean) => {
       if (found || !this.#generation) this.#generation = Promise.resolve(this.#keep(found ? 'current' : 'earlier'));
     };
-    this.#transport = new Transport(this.#options, pace(this.#options.pollingBudget), onRoute);
+    // Paced by its own count, or over the budget given (which stands in with its own when its store fails).
+    const { pollingBudget, requestBudget } = this.#options;
+    const own = pace(pollingBudget);
+    this.#transport = new Transport(
+      this.#options,
+      requestBudget?.pace(own, pollingBudget, this.#options.merchantKey, this) ?? own,
+      onRoute,
+    );
     this.#routes = routeCaller(this.#transport);
     this.payments = new Payments(this.#routes);
     this.balance = new Balance(this.#routes);
     this.siteInfo = new SiteInfoResource(this.#routes);
     this.payouts = new Payouts(this.#routes);
     this.billing = new Billing(this.#routes);
-    // The pacer, read from the transport (withOptions sets one place when it shares it).
-    Object.defineProperty(this, PACE, { get: () => this.#transport.pace });
   }
 
   /** @internal The kits' seam (src/core/kit-client.ts): a slot in the polling budget for what the SDK sends on its own. */
@@ -123,7 +128,7 @@ export class PaymentsClient {
    * Options set to `undefined` keep this client's value. The new client is checked as a new
    * one is: switching `environment` without that environment's credentials throws. It shares
    * this client's count of requests for the polling budget (`pollingBudget`), unless given a
-   * `pollingBudget` of its own.
+   * `pollingBudget` or a `requestBudget` of its own.
    *
    * @example
    * ```ts
@@ -135,7 +140,7 @@ export class PaymentsClient {
     for (const [name, value] of Object.entries(options)) if (value !== undefined) changed[name] = value;
     const client = new PaymentsClient({ ...this.#options, dangerouslyAllowBrowser: this.#allowBrowser, ...changed });
     // One count of what the clients send (the server limits per merchant), unless given a budget of its own.
-    if (!changed.pollingBudget) client.#transport.pace = this.#transport.pace;
+    if (!changed.pollingBudget && !changed.requestBudget) client.#transport.pace = this.#transport.pace;
     return client;
   }
 

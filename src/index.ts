@@ -35,6 +35,7 @@ export { paidAmount, type PaidAmountInput } from './core/paid-amount.js';
 export { normalizePhone, type NormalizePhoneOptions, type PhoneCountry } from './core/phone.js';
 export { redactPersonalData } from './core/personal-data.js';
 export { stopBefore } from './core/stop-before.js';
+export { sharedBudget, RequestBudget, type RequestBudgetStore } from './fulfillment/shared-budget.js';
 export type { RecordTimes, Schema } from './internal/fields.js';
 export type { ClientOptions, RequestOptions, FetchOptions, Environment, Logger, LogLevel } from './internal/options.js';
 export type { RequestTrace } from './internal/trace.js';

@@ -31,6 +31,7 @@ export { testStore } from './store-check/test-store.js';
 export { StoreCheckError } from './store-check/error.js';
 export type {
   BillingCheckOptions,
+  BudgetCheckOptions,
   FulfillmentCheckOptions,
   PayoutsCheckOptions,
   StoreKit,

@@ -8,6 +8,7 @@
 // options, the schema, and the store wired from its parts.
 import { postgresSubscriptions } from '../billing/postgres.js';
 import { postgresIntents } from '../payouts/postgres.js';
+import { postgresBudget } from './postgres-budget.js';
 import type { FulfillmentStore } from './store.js';
 import { claimer, type Held, type PostgresClaimDb } from './postgres-claims.js';
 import { postgresInbox } from './postgres-inbox.js';
@@ -21,7 +22,8 @@ export interface PostgresStoreOptions {
   /**
    * The table of recorded outcomes: a plain or schema-qualified name (letters, digits, `_`;
    * not quoted). Default `business_payments_fulfillment`. The store's other tables are named
-   * after it (`_open`, `_inbox`, `_payouts`, `_payout_ids`, `_subscriptions`, `_subscription_ids`).
+   * after it (`_open`, `_inbox`, `_payouts`, `_payout_ids`, `_subscriptions`, `_subscription_ids`,
+   * `_budget`).
    */
   table?: string;
   /**
@@ -40,7 +42,9 @@ export interface PostgresStoreOptions {
  * intents (`store.payouts`): `_payouts` (the intent's JSON in `data`; `key` compares byte-wise,
  * `COLLATE "C"`, for lists in key order) and `_payout_ids` (which intent holds a payout id); and
  * the subscription records (`store.subscriptions`): `_subscriptions` (the record's JSON in
- * `data`, keyed as `_payouts`) and `_subscription_ids` (which record holds a subscription id).
+ * `data`, keyed as `_payouts`) and `_subscription_ids` (which record holds a subscription id); and
+ * `_budget` the request budget (`store.budget`): a row per key, its sends of the window and its
+ * pause's end (ms on the database's clock).
  */
 // The index name is quoted: under a schema-qualified table name it holds a dot, and an index
 // lives in its table's schema.
@@ -85,6 +89,13 @@ CREATE TABLE IF NOT EXISTS business_payments_fulfillment_subscriptions (
 CREATE TABLE IF NOT EXISTS business_payments_fulfillment_subscription_ids (
   subscription_id text PRIMARY KEY,
   key text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS business_payments_fulfillment_budget (
+  key text PRIMARY KEY,
+  at int8 NOT NULL,
+  sends int8[] NOT NULL,
+  until int8 NOT NULL,
+  wait int8 NOT NULL
 )`;
 
 const DEFAULT_TABLE = 'business_payments_fulfillment';
@@ -126,9 +137,13 @@ const shared = new WeakMap<object, { held: Held; tail: Promise<unknown> }>();
  * - The subscription records (`store.subscriptions`, for `createBilling`), alike: a row per
  *   record in `_subscriptions` (its version as a column, the record as JSON text), the
  *   subscription ids they hold in `_subscription_ids`, every change one statement.
+ * - The request budget (`store.budget`, for the client option `requestBudget`): a row per key
+ *   in `_budget`, its sends of the last minute and its pause timed on the database's clock
+ *   (`now()`); each take is one upsert, so concurrent takes from every process are decided
+ *   one after the other.
  * - The tables (`business_payments_fulfillment`, `_open`, `_inbox`, `_payouts`, `_payout_ids`,
- *   `_subscriptions`, `_subscription_ids`, see {@link POSTGRES_STORE_SQL}) are created on first
- *   use unless `createTable: false`.
+ *   `_subscriptions`, `_subscription_ids`, `_budget`, see {@link POSTGRES_STORE_SQL}) are created
+ *   on first use unless `createTable: false` (then run it in a migration: `_budget` too).
  *
  * @example
  * ```ts
@@ -185,6 +200,7 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
     inbox: postgresInbox(`${table}_inbox`, rows, async (work) => (await prepare(), transaction(session, work))),
     payouts: postgresIntents(table, rows),
     subscriptions: postgresSubscriptions(table, rows),
+    budget: postgresBudget(`${table}_budget`, rows),
   };
 }
 
@@ -193,9 +209,9 @@ export function postgresStore(client: PostgresQueryable, options: PostgresStoreO
 // turns on an advisory lock, in one statement (a DO block: its own transaction, any
 // connection). A table that exists needs no CREATE privilege: it is looked up first.
 async function ensureTable(table: string, read: Read): Promise<void> {
-  // Every table: a store created before the `_open`, `_inbox`, payout or subscription tables
-  // existed gains them here.
-  const names = ['', '_open', '_inbox', '_payouts', '_payout_ids', '_subscriptions', '_subscription_ids'];
+  // Every table: a store created before the `_open`, `_inbox`, payout, subscription or budget
+  // tables existed gains them here.
+  const names = ['', '_open', '_inbox', '_payouts', '_payout_ids', '_subscriptions', '_subscription_ids', '_budget'];
   const { rows } = await read(
     `SELECT num_nulls(${names.map((_, i) => `to_regclass($${i + 1})`).join(', ')}) = 0 AS found`,
     names.map((name) => table + name),

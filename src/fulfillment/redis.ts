@@ -5,9 +5,11 @@
 // good. Every decision is one Lua script, so it is atomic across every process and client.
 // The inbox lives under `<prefix>{inbox}:` (see redisStore), timed on the Redis server's clock;
 // the payout intents under `<prefix>{payouts}:` (src/payouts/redis.ts), the subscription
-// records under `<prefix>{billing}:` (src/billing/redis.ts).
+// records under `<prefix>{billing}:` (src/billing/redis.ts), the request budget under
+// `<prefix>{budget}:` (redis-budget.ts).
 import { redisSubscriptions } from '../billing/redis.js';
 import { redisIntents } from '../payouts/redis.js';
+import { redisBudget } from './redis-budget.js';
 import type { ClaimResult, FulfillmentStore, InboxRecord, InboxState, InboxStore, StoreClaim } from './store.js';
 
 /** A node-redis (4+) client or cluster: `createClient()`, `createCluster()`. */
@@ -165,7 +167,10 @@ const record = (reply: unknown[], i: number): InboxRecord => ({
  * change is one script, a swap compares the version; none of these keys expires, whatever
  * `keepDoneMs`. The subscription records (`store.subscriptions`, for `createBilling`) alike,
  * under `<prefix>{billing}:`: a hash per record (`r:<key>`: version, JSON), one sorted set of
- * their keys (`keys`) and `ids` (subscription id → key).
+ * their keys (`keys`) and `ids` (subscription id → key). The request budget (`store.budget`, for
+ * the client option `requestBudget`) under `<prefix>{budget}:`: per key a sorted set of its
+ * sends (`s:<key>`, scored by ms on the server's clock, TIME) and its pause (`p:<key>`); both
+ * expire by themselves.
  *
  * Durability is your Redis's: with persistence off (or a failover that loses recent writes),
  * a recorded outcome or an inbox record can be lost and its handler run again (or never).
@@ -230,6 +235,7 @@ export function redisStore(client: NodeRedisClientLike | IORedisClientLike, opti
     inbox: redisInbox(run),
     payouts: redisIntents(run),
     subscriptions: redisSubscriptions(run),
+    budget: redisBudget(run),
   };
 }
 

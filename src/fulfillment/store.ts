@@ -4,6 +4,7 @@
 // purpose, so a merchant can bring DynamoDB or anything else with a conditional write. Below
 // them, memoryStore(), the default.
 import type { SubscriptionStore } from '../billing/store.js';
+import type { RequestBudget } from './shared-budget.js';
 import type { PayoutIntentStore } from '../payouts/store.js';
 import type { PostgresQueryable } from './postgres-session.js';
 
@@ -107,6 +108,11 @@ export interface FulfillmentStore<Db = unknown> extends ClaimStore<Db>, Partial<
   readonly payouts?: PayoutIntentStore | undefined;
   /** Where subscription records live (`createBilling` from `business-payments/billing`). */
   readonly subscriptions?: SubscriptionStore | undefined;
+  /**
+   * The request budget every process sharing the store keeps (`postgresStore`, `redisStore`):
+   * give it to the client, `new PaymentsClient({ requestBudget: store.budget })`.
+   */
+  readonly budget?: RequestBudget | undefined;
 }
 
 /**

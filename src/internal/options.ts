@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/error.js';
+import type { RequestBudget } from '../fulfillment/shared-budget.js';
 import { PHONE_COUNTRIES, type PhoneCountry } from '../core/phone.js';
 import { isCount } from '../core/values.js';
 import { credential } from './credential.js';
@@ -102,6 +103,15 @@ export interface ClientOptions {
    */
   pollingBudget?: number | undefined;
   /**
+   * One budget for every process: `store.budget` of `postgresStore` or `redisStore` (or
+   * `sharedBudget(store)` over a store of your own). The sliding minute of `pollingBudget` is
+   * then kept in the store, on its server's clock, for every client given the same budget,
+   * whichever process it runs in: your calls are recorded and never delayed, the SDK's own
+   * wait for room. A store that fails: each client paces alone, and says so once at warn.
+   * Default: none (each client counts its own). See docs/retries.md.
+   */
+  requestBudget?: RequestBudget | undefined;
+  /**
    * Longest wait, in ms, a 429 or 503 may ask for (`Retry-After`, else `RateLimit-Reset`,
    * `X-RateLimit-Reset`, `X-Rate-Limit-Reset`, `X-RateLimit-Retry-After`) and still be waited
    * out before a retry. A longer one is not waited: the `RateLimitError` (its `retryAfter`
@@ -179,6 +189,7 @@ export interface ResolvedOptions {
   maxResponseBytes: number;
   maxRetryAfter: number;
   pollingBudget: number;
+  requestBudget: RequestBudget | undefined;
   phoneCountry: PhoneCountry;
   /** The caller's clock; undefined means `Date.now`, read at each signature. */
   now: (() => number) | undefined;
@@ -260,6 +271,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
     maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? MAX_RESPONSE_BYTES, 1),
     maxRetryAfter: checkCount('maxRetryAfter', options.maxRetryAfter ?? 60_000, 0, MAX_TIMEOUT_MS),
     pollingBudget: checkCount('pollingBudget', options.pollingBudget ?? 120, 1),
+    requestBudget: checkBudget(options.requestBudget),
     phoneCountry: checkPhoneCountry(options.phoneCountry ?? 'TZ'),
     now: options.now,
   };
@@ -328,6 +340,12 @@ function checkCount(name: string, value: number, min: number, max = Number.MAX_S
 }
 
 const SDK_INIT = ['method', 'headers', 'body', 'signal', 'redirect'];
+
+// A budget is what the client can pace over (its hook): a store's own methods are not enough.
+function checkBudget(budget: RequestBudget | undefined): RequestBudget | undefined {
+  if (budget === undefined || typeof budget?.pace === 'function') return budget;
+  throw new ConfigurationError('requestBudget must be store.budget or sharedBudget(store).');
+}
 
 /** `fetchOptions` without the keys the SDK owns: a `ConfigurationError` names the one set. */
 export function checkFetchOptions(init: FetchOptions | undefined, where = 'fetchOptions'): FetchOptions | undefined {

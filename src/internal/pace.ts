@@ -5,26 +5,24 @@
 // wall clock stepped back (NTP, a VM resumed) would freeze the window and the pause.
 
 /**
- * The property a client also keeps its pacer under, as earlier snapshots did (the kits now ask
- * through the declared `pollSlot` of src/core/kit-client.ts, never through this symbol).
+ * @internal A client's pacer (see {@link pace}, and `RequestBudget` in src/fulfillment/shared-budget.ts:
+ * the one over a shared window).
  */
-export const PACE: unique symbol = Symbol.for('business-payments.pace');
-
-/** @internal An object with a pacer under {@link PACE} (a client; not the kit's test fakes). */
-export interface Paced {
-  /** Its pacer. */
-  [PACE]: Pace;
+export interface Pace {
+  /** Counts a request the client sends (the merchant's, a retry, or one a slot was given for). */
+  sent(): void;
+  /** A 429 came: the SDK's own sends pause for its hint (s), else a minute, never longer than `maxMs`. */
+  limited(retryAfterSeconds?: number, maxMs?: number): void;
+  /** Resolves when the SDK may send one request on its own, and counts it; rejects when `signal` aborts. */
+  slot(signal?: AbortSignal): Promise<void>;
 }
-
-/** @internal A client's pacer (see {@link pace}). */
-export type Pace = ReturnType<typeof pace>;
 
 /**
  * @internal Paces what the SDK sends on its own within `budget` requests a minute (the client
  * option `pollingBudget`). Its clock is `performance.now` and its waits `setTimeout`: tests
  * move both with fake timers (`toFake: ['performance', 'setTimeout', …]`).
  */
-export function pace(budget: number) {
+export function pace(budget: number): Pace {
   // What the SDK may send on its own: 3/4 of the budget (the rest is the merchant's headroom).
   const share = Math.ceil(budget * 0.75);
   // The sends of the last 60 s, oldest first. Only whether they reach `share` matters, so at

@@ -11,10 +11,6 @@ import { bodyError, type DecodeContext } from './parse.js';
  */
 export const MAX_JSON_DEPTH = 128;
 
-// Stateless when not streaming: one decoder serves every call. UTF-8 with the BOM dropped
-// and bad bytes replaced, as `Response.text()` decodes.
-const decoder = new TextDecoder();
-
 /** The bounds of one body read: bytes, time, and the caller's signal. */
 export interface ReadBounds {
   /** Most bytes read, after fetch has undone any `content-encoding` (maxResponseBytes). */
@@ -64,7 +60,11 @@ export async function readBody(response: Response, { limit, timeout, signal }: R
 // Reads the stream to its end, at most `limit` bytes: past them it cancels the reader and
 // throws. A reader cancelled from outside ends early; readBody has rejected by then.
 async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number, response: Response, context: DecodeContext) {
-  const chunks: Uint8Array[] = [];
+  // Decoded as the chunks come (a character split between two is joined), so the bytes are
+  // never held a second time in one joined copy: UTF-8 with the BOM dropped and bad bytes
+  // replaced, as `Response.text()` decodes. A decoder per read: streaming keeps state in it.
+  const decoder = new TextDecoder();
+  let text = '';
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -79,23 +79,9 @@ async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>, limit: n
         '',
       );
     }
-    chunks.push(value);
+    text += decoder.decode(value, { stream: true });
   }
-  return decode(chunks, size);
-}
-
-// One chunk (a small body) is decoded as it came; more are joined first.
-function decode(chunks: Uint8Array[], size: number): string {
-  let bytes = chunks[0];
-  if (chunks.length > 1) {
-    bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-  }
-  return decoder.decode(bytes);
+  return text + decoder.decode();
 }
 
 /**

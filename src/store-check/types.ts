@@ -1,21 +1,23 @@
 // What testStore takes and what it answers: the options of each kit's check and the report.
 import type { SubscriptionStore } from '../billing/store.js';
+import type { RequestBudgetStore } from '../fulfillment/shared-budget.js';
 import type { FulfillmentStore, StoreClaim } from '../fulfillment/store.js';
 import type { PayoutIntentStore } from '../payouts/store.js';
 
 /**
  * Which kit's store to check: `'fulfillment'` (a `FulfillmentStore`: claims and outcomes,
  * and the optional parts it has), `'payouts'` (a `PayoutIntentStore`: `store.payouts`) or
- * `'billing'` (a `SubscriptionStore`: `store.subscriptions`).
+ * `'billing'` (a `SubscriptionStore`: `store.subscriptions`) or `'budget'` (a
+ * `RequestBudgetStore`: `store.budget`).
  *
  * @example
  * ```ts
  * import type { StoreKit } from 'business-payments/testing';
  *
- * const kits: StoreKit[] = ['fulfillment', 'payouts', 'billing'];
+ * const kits: StoreKit[] = ['fulfillment', 'payouts', 'billing', 'budget'];
  * ```
  */
-export type StoreKit = 'fulfillment' | 'payouts' | 'billing';
+export type StoreKit = 'fulfillment' | 'payouts' | 'billing' | 'budget';
 
 /**
  * What the check says of a store: the cases that passed, those that failed (each with what
@@ -186,4 +188,35 @@ export interface BillingCheckOptions extends CheckOptions {
    * (up to 20 at once). Without it, every case uses the one instance.
    */
   another?: (() => SubscriptionStore) | undefined;
+}
+
+/**
+ * `testStore(store, options)` for a request budget store (`store.budget`, for the client option
+ * `requestBudget`).
+ *
+ * @example
+ * ```ts
+ * import { postgresStore } from 'business-payments/fulfillment/postgres';
+ * import { testStore, type BudgetCheckOptions } from 'business-payments/testing';
+ *
+ * // `pool`: your pg Pool. Each instance as another process would have it.
+ * const options: BudgetCheckOptions = { kit: 'budget', another: () => postgresStore(pool).budget! };
+ * const report = await testStore(postgresStore(pool).budget!, options);
+ * if (!report.ok) throw new Error(report.failed.map(({ name, message }) => `${name}: ${message}`).join('\n'));
+ * ```
+ */
+export interface BudgetCheckOptions extends CheckOptions {
+  /** The kit whose cases run. */
+  kit: 'budget';
+  /**
+   * Makes another instance on the same data, as another process would (for a server store:
+   * over a connection or client of its own). Called again for each instance a case needs
+   * (up to 10 at once). Without it, every case uses the one instance.
+   */
+  another?: (() => RequestBudgetStore) | undefined;
+  /**
+   * Moves the store's clock on by `ms` (a window sliding, a pause ending). Default: waits `ms`
+   * of real time, as a store timed on its server's clock needs.
+   */
+  elapse?: ((ms: number) => Promise<void> | void) | undefined;
 }

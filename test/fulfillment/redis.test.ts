@@ -7,6 +7,7 @@ import { bundleEntry } from '../support/bundle.js';
 import { describe, expect, test, vi } from 'vitest';
 import { redisStore, type IORedisClientLike, type NodeRedisClientLike } from '../../src/fulfillment-redis.js';
 import type { FulfillmentStore, InboxStore } from '../../src/fulfillment/store.js';
+import { testStore } from '../../src/testing.js';
 
 /** A script's keys and arguments as the fake received them. */
 interface Call {
@@ -51,6 +52,10 @@ function fakeRedis() {
     [...(zsets.get(key) ?? [])]
       .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
       .map(([member, score]) => ({ member, score }));
+  // ZREMRANGEBYSCORE -inf now-window: the sends that left the window.
+  const drop = (key: string, windowMs: number) => {
+    for (const { member, score } of zrange(key)) if (score <= now - windowMs) zrem(key, member);
+  };
   // HMGET: null for a field (or hash) that is not there.
   const hmget = (key: string, fields: string[]) => fields.map((field) => hashes.get(key)?.get(field) ?? null);
   const FIELDS = ['state', 'event', 'attempts', 'error', 'at'];
@@ -121,6 +126,31 @@ function fakeRedis() {
       else zrem(due!, id!);
       return 1;
     },
+    // The budget (store.budget): TAKE refuses while paused (the ms left), else drops the sends out
+    // of the window and, under the limit, adds one (0), else answers when room may come.
+    budgetTake([sends, paused], [limit, windowMs, member]) {
+      const until = Number(get(paused!) ?? 0);
+      if (until > now) return until - now;
+      drop(sends!, Number(windowMs));
+      const inWindow = zrange(sends!);
+      const n = inWindow.length;
+      if (n >= Number(limit)) return inWindow[n - Number(limit)]!.score + Number(windowMs) - now;
+      zadd(sends!, now, member!);
+      return 0;
+    },
+    budgetRecord([sends], [, windowMs, member]) {
+      drop(sends!, Number(windowMs));
+      zadd(sends!, now, member!);
+      return 1;
+    },
+    budgetCount([sends], [, windowMs]) {
+      return zrange(sends!).filter(({ score }) => score > now - Number(windowMs)).length;
+    },
+    budgetPause([paused], [ms]) {
+      const until = now + Number(ms);
+      if (until > Number(get(paused!) ?? 0)) data.set(paused!, { value: String(until), until });
+      return 1;
+    },
     // LIST: ZRANGE 0..last, flat: id and the fields of each.
     list([list, records], [last]) {
       return zrange(list!)
@@ -137,6 +167,10 @@ function fakeRedis() {
     take: "'ZRANGEBYSCORE'",
     move: "'HMGET',KEYS[1],'state','token'",
     list: 'ipairs',
+    budgetTake: "'ZCARD'",
+    budgetRecord: 'ARGV[2]) return 1',
+    budgetCount: "'ZCOUNT'",
+    budgetPause: "'SET',KEYS[1],u,'PX'",
   };
   const which = (script: string) => Object.entries(signs).find(([, sign]) => script.includes(sign))?.[0];
 
@@ -531,10 +565,46 @@ test('the real clients type-check against the parameter', async () => {
   expect(typeof typed).toBe('function');
 });
 
+describe.each([
+  ['node-redis', nodeRedis],
+  ['ioredis', ioredis],
+] as const)('redisStore.budget on %s', (_name, make) => {
+  test("passes testStore (the fake's clock moved on), its keys in the {budget} slot under the prefix", async () => {
+    const { redis } = make();
+    redis.advance(1_700_000_000_000);
+    const another = () => redisStore(make(redis).client, { prefix: 'p:' }).budget!;
+    const report = await testStore(another(), { kit: 'budget', another, elapse: redis.advance });
+    expect(report.failed).toEqual([]);
+    expect(report.passed).toHaveLength(5);
+    const keys = redis.calls.flatMap((call) => call.keys);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(key).toMatch(/^p:\{budget\}:[sp]:store-check:budget/);
+  });
+
+  test('take answers a number read from the reply (a string or a Buffer under a type mapping)', async () => {
+    const { client } = make();
+    const store = redisStore(client).budget!;
+    client.eval.mockResolvedValueOnce(Buffer.from('1234') as never);
+    expect(await store.take('k', 1, 60_000)).toBe(1234);
+    client.eval.mockResolvedValueOnce('0' as never);
+    expect(await store.take('k', 1, 60_000)).toBe(0);
+  });
+});
+
 test('the entry is small and standalone: no client library, no node built-in, no ky', async () => {
   const { inputs, gzipBytes } = await bundleEntry('src/fulfillment-redis.ts');
-  expect(inputs).toEqual(['src/billing/redis.ts', 'src/fulfillment-redis.ts', 'src/fulfillment/redis.ts', 'src/payouts/redis.ts']);
+  expect(inputs).toEqual([
+    'src/billing/redis.ts',
+    'src/core/base-error.ts',
+    'src/fulfillment-redis.ts',
+    'src/fulfillment/redis-budget.ts',
+    'src/fulfillment/redis.ts',
+    'src/fulfillment/shared-budget.ts',
+    'src/internal/pace.ts',
+    'src/payouts/redis.ts',
+  ]);
   // About 1.85 kB with the inbox's, renewal's and attempt's scripts (0.87 kB before them);
-  // 2.33 kB with the payout intents' scripts; 2.6 kB with the subscription records' (2,605 B).
-  expect(gzipBytes).toBeLessThan(2816);
+  // 2.33 kB with the payout intents' scripts; 2.6 kB with the subscription records' (2,605 B);
+  // 2,816 until the request budget (its scripts and the shared pacer: 3,661 B measured, +10 %).
+  expect(gzipBytes).toBeLessThan(4028);
 });

@@ -12,6 +12,7 @@ import type {
   UnsettledStore,
 } from '../../src/fulfillment.js';
 import type { SubscriptionStore } from '../../src/billing/store.js';
+import type { RequestBudget } from '../../src/index.js';
 
 // The interface as it was before the concerns were named.
 interface Before<Db = unknown> {
@@ -24,6 +25,8 @@ interface Before<Db = unknown> {
   readonly inbox?: InboxStore | undefined;
   readonly payouts?: PayoutIntentStore | undefined;
   readonly subscriptions?: SubscriptionStore | undefined;
+  // Added with the shared request budget (issue 40): optional, so a store of yours still is one.
+  readonly budget?: RequestBudget | undefined;
 }
 
 // Identical, not just assignable both ways: the same members, optional and readonly alike.

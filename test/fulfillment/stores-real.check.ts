@@ -300,3 +300,37 @@ describe('SIGSTOP past the lease: redis (node-redis, Redis server)', () => {
     }
   });
 });
+
+// The request budget (store.budget), on the same servers: each new instance over the next pool or client.
+storeCheck('budget: postgres (pg Pool, PostgreSQL server)', [], async () => {
+  const { pg, postgresStore } = await postgres();
+  const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: pgUrl, max: 10 }));
+  try {
+    const { store, another } = rotating(pools, (pool) => postgresStore(pool).budget!);
+    return await testStore(store, { kit: 'budget', another });
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
+});
+
+storeCheck('budget: redis (node-redis, Redis server)', [], async () => {
+  const clients = await Promise.all([1, 2, 3].map(() => createClient({ url: redisUrl }).connect()));
+  const prefix = freshPrefix();
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }).budget!);
+    return await testStore(store, { kit: 'budget', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
+});
+
+storeCheck('budget: redis (ioredis, Redis server)', [], async () => {
+  const clients = [1, 2, 3].map(() => new Redis(redisUrl, { maxRetriesPerRequest: 1 }));
+  const prefix = freshPrefix();
+  try {
+    const { store, another } = rotating(clients, (client) => redisStore(client, { prefix }).budget!);
+    return await testStore(store, { kit: 'budget', another });
+  } finally {
+    await Promise.all(clients.map((client) => client.quit()));
+  }
+});

@@ -19,7 +19,7 @@ import {
   UnprocessableEntityError,
   type ClientOptions,
 } from '../../src/index.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../src/internal/read-body.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, readBody } from '../../src/internal/read-body.js';
 import { UUID, rejection } from '../support/assertions.js';
 import { packageCopyReady } from '../support/cli.js';
 import { fixtures } from '../support/fake-api.js';
@@ -344,6 +344,25 @@ describe('maxResponseBytes', () => {
     expect(await rejection(deep.payments.create(createParams))).toBeInstanceOf(ResponseValidationError);
   });
 
+  test('a body in many chunks, characters split between them, a BOM and a bad byte: read as Response.text() reads it', async () => {
+    const text = JSON.stringify({ description: 'Café ☕ 𝄞 naïve', more: 'ü'.repeat(100) });
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]);
+    bytes[bytes.length - 3] = 0xff; // a bad byte: replaced
+    // One byte a chunk: every multi-byte character arrives in pieces.
+    const chunked = new Response(
+      new ReadableStream({
+        start(controller) {
+          for (const byte of bytes) controller.enqueue(new Uint8Array([byte]));
+          controller.close();
+        },
+      }),
+    );
+    const context = { operation: 'test.read', serverMayHaveActed: false };
+    const read = await readBody(chunked, { limit: DEFAULT_LIMIT, timeout: 5_000 }, context);
+    expect(read).toBe(await new Response(bytes).text());
+    expect(read.startsWith('{"description":"Café ☕ 𝄞 naïve"')).toBe(true);
+    expect(read).toContain('\uFFFD');
+  });
   test('a bad client value is a ConfigurationError at construction', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '8MB']) {
       expect(() => client('sized/2000', { maxResponseBytes: bad as number })).toThrow(ConfigurationError);

@@ -206,8 +206,9 @@ describe('testStore refuses what is not a store of its kit', () => {
     await expect(testStore(store as never, { kit: 'payouts' })).rejects.toThrow(/pass store\.payouts/);
     await expect(testStore(store as never, { kit: 'billing' })).rejects.toThrow(/pass store\.subscriptions/);
     await expect(testStore(store, { kit: 'ledger' } as never)).rejects.toThrow(
-      /kit must be 'fulfillment', 'payouts' or 'billing', not "ledger"/,
+      /kit must be 'fulfillment', 'payouts', 'billing' or 'budget', not "ledger"/,
     );
+    await expect(testStore(store as never, { kit: 'budget' })).rejects.toThrow(/pass store\.budget/);
     await expect(testStore(memoryIntents() as never, { kit: 'fulfillment' })).rejects.toThrow(/FulfillmentStore/);
     // A typed error of the SDK, as every refusal of the package is; a failed case is one too.
     await expect(testStore(store as never, { kit: 'payouts' })).rejects.toBeInstanceOf(ConfigurationError);
