@@ -7,7 +7,7 @@
 // first. A store that fails hands the pacing back to the client's own pacer for a minute, and
 // says so once.
 import type { Pace } from '../internal/pace.js';
-import { sleep } from '../internal/pace.js';
+import { shareOf, sleep } from '../internal/pace.js';
 import { ConfigurationError } from '../core/base-error.js';
 
 /** The window every client paces in: the service's limit is per minute. */
@@ -108,7 +108,7 @@ export class RequestBudget implements RequestBudgetStore {
    */
   pace(own: Pace, pollingBudget: number, merchantKey: string, client: { environment: string; warn(line: string): void }): Pace {
     const key = `${client.environment}:${merchantKey}`;
-    return sharedPace(this.#store, own, Math.ceil(pollingBudget * 0.75), key, (line) => client.warn(line));
+    return sharedPace(this.#store, own, shareOf(pollingBudget), key, (line) => client.warn(line));
   }
 }
 
@@ -117,7 +117,7 @@ export class RequestBudget implements RequestBudgetStore {
  * client is given one over the same data keeps the merchant's calls and the SDK's own
  * together under `pollingBudget` a minute. The merchant's calls are recorded and never
  * delayed; the SDK's own (waitForOutcome, the kits' verifies, reconcile, resolve) wait for
- * room within 3/4 of it, and after a 429 (from any process) for its pause. While the store
+ * room within 9/10 of it, and after a 429 (from any process) for its pause. While the store
  * fails (rejects), each client paces its own sends alone, and says so once at warn.
  * `store.budget` of `postgresStore` and `redisStore` is one already.
  *

@@ -95,8 +95,8 @@ export interface ClientOptions {
    * Requests a minute for what the SDK sends on its own: the polls of
    * `payments.waitForOutcome` (concurrent waits on one payment share one poll) and the
    * fulfilment kit's verifies (`reconcile`, processing deliveries). Every request the client
-   * sends counts in a sliding minute; the SDK's own wait while it holds 3/4 of the budget (the
-   * last quarter is headroom for your own calls) and, after any 429, until its wait hint
+   * sends counts in a sliding minute; the SDK's own wait while it holds 9/10 of the budget (the
+   * last tenth is headroom for your own calls) and, after any 429, until its wait hint
    * passes (a minute without one). Your own calls are counted and never delayed. Clients made
    * by `withOptions` share the count, unless given their own `pollingBudget`. A whole number
    * from 1; default 120 (the service's rate limit). See docs/retries.md.

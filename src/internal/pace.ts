@@ -23,8 +23,7 @@ export interface Pace {
  * move both with fake timers (`toFake: ['performance', 'setTimeout', …]`).
  */
 export function pace(budget: number): Pace {
-  // What the SDK may send on its own: 3/4 of the budget (the rest is the merchant's headroom).
-  const share = Math.ceil(budget * 0.75);
+  const share = shareOf(budget);
   // The sends of the last 60 s, oldest first. Only whether they reach `share` matters, so at
   // most `share` are kept: a busy client's minute of sends would otherwise fill memory, and
   // every call would pay for a scan of them.
@@ -56,7 +55,7 @@ export function pace(budget: number): Pace {
     },
     /**
      * Resolves when the SDK may send one request on its own, and counts it; rejects when
-     * `signal` aborts. It waits while paused after a 429, and while the last 60 s hold 3/4 of
+     * `signal` aborts. It waits while paused after a 429, and while the last 60 s hold 9/10 of
      * the budget (looking again each second); the merchant's own calls never wait here.
      */
     async slot(signal?: AbortSignal): Promise<void> {
@@ -65,6 +64,14 @@ export function pace(budget: number): Pace {
     },
   };
 }
+
+/**
+ * @internal What the SDK may send on its own: while the last minute holds fewer than 9/10 of the
+ * budget (at least one send kept back, and at least one allowed). At two calls an order (a create, one verify) a shop taking 50 orders a minute sends 100
+ * of the 120: a 3/4 share (90) would hold its verifies back and fulfilment would fall behind; the
+ * last tenth is the merchant's headroom, as their calls are never delayed.
+ */
+export const shareOf = (budget: number): number => Math.max(1, budget - Math.max(1, Math.floor(budget / 10)));
 
 /** Resolves after `ms`, or rejects when `signal` aborts (and leaves no timer behind). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

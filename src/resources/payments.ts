@@ -101,7 +101,7 @@ export class Payments extends APIResource {
    * whose `lastStatus` is the last status verify returned.
    *
    * Its polls keep within the client's `pollingBudget` (they wait while the last minute holds
-   * 3/4 of it, and after a 429), and concurrent waits on one payment share one poll, at the
+   * 9/10 of it, and after a 429), and concurrent waits on one payment share one poll, at the
    * shortest of their intervals; each keeps its own timeout and signal.
    *
    * @example

@@ -62,26 +62,26 @@ async function given(client: PaymentsClient, count: number) {
 }
 
 describe('two processes, one budget', () => {
-  test("the SDK's own sends of both share 3/4 of one budget, the merchant's sends counted in it", async () => {
+  test("the SDK's own sends of both share 9/10 of one budget, the merchant's sends counted in it", async () => {
     fake();
     const budget = memoryBudget();
     const { a, b, mock } = processes(sharedBudget(budget.store));
     for (let i = 0; i < 10; i++) await create(a, `order-${i}`); // the merchant's, in process A
-    // 15 of 20 a minute for the SDK, 10 spent by the merchant: 5 left, for A and B together.
-    const fromA = await given(a, 4);
-    const fromB = await given(b, 4);
-    expect(fromA.now + fromB.now).toBe(5);
-    expect(await budget.store.count('sandbox:' + mock.credentials.sandbox.merchantKey, 60_000)).toBe(15);
+    // 18 of 20 a minute for the SDK, 10 spent by the merchant: 8 left, for A and B together.
+    const fromA = await given(a, 5);
+    const fromB = await given(b, 5);
+    expect(fromA.now + fromB.now).toBe(8);
+    expect(await budget.store.count('sandbox:' + mock.credentials.sandbox.merchantKey, 60_000)).toBe(18);
     // A minute on, the merchant's sends left the window: the rest are given.
     await vi.advanceTimersByTimeAsync(60_000);
     expect((await Promise.all([...fromA.slots, ...fromB.slots].map(settled))).every(Boolean)).toBe(true);
     await mock.close();
   });
 
-  test('without a shared budget each process counts alone (what the option is for): 15 each', async () => {
+  test('without a shared budget each process counts alone (what the option is for): 18 each', async () => {
     fake();
     const { a, b, mock } = processes(undefined);
-    expect((await given(a, 20)).now + (await given(b, 20)).now).toBe(30);
+    expect((await given(a, 20)).now + (await given(b, 20)).now).toBe(36);
     await mock.close();
   });
 
@@ -90,10 +90,10 @@ describe('two processes, one budget', () => {
     const budget = memoryBudget();
     const { a, mock } = processes(sharedBudget(budget.store));
     const key = 'sandbox:' + mock.credentials.sandbox.merchantKey;
-    for (let i = 0; i < 15; i++) expect(await budget.store.take(key, 15, 60_000)).toBe(0);
+    for (let i = 0; i < 18; i++) expect(await budget.store.take(key, 18, 60_000)).toBe(0);
     expect(await settled(a.pollSlot())).toBe(false);
     expect(await settled(create(a, 'order-now'))).toBe(true);
-    expect(await budget.store.count(key, 60_000)).toBe(16);
+    expect(await budget.store.count(key, 60_000)).toBe(19);
     await mock.close();
   });
 
@@ -104,7 +104,7 @@ describe('two processes, one budget', () => {
     const payment = await create(a, 'order-wait');
     await mock.completeCheckout(payment.trx_id, 'success');
     const key = 'sandbox:' + mock.credentials.sandbox.merchantKey;
-    for (let i = 0; i < 14; i++) await budget.store.take(key, 15, 60_000); // another process's polls
+    for (let i = 0; i < 17; i++) await budget.store.take(key, 18, 60_000); // another process's polls
     const outcome = b.payments.waitForOutcome(payment.trx_id, { timeout: 120_000 });
     expect(await settled(outcome)).toBe(false);
     expect(log.filter((entry) => entry.path.includes('verify'))).toHaveLength(0);
@@ -235,15 +235,15 @@ test('end to end over a real socket: two processes on one Postgres budget (PGlit
   try {
     const [a, b] = [1, 2].map(() => sandbox.clientWith({ pollingBudget: 20, requestBudget: postgresStore(db).budget, maxRetries: 0 }));
     for (let i = 0; i < 10; i++) await create(a!, `order-e2e-${i}`);
-    // 5 left for both processes' own sends: 3 from A, 2 from B, then B waits.
-    for (const client of [a, a, a, b, b]) await client!.pollSlot();
-    const sixth = b!.pollSlot();
-    const outcome = await Promise.race([sixth.then(() => 'given'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))]);
+    // 8 left for both processes' own sends: 4 from A, 4 from B, then B waits.
+    for (const client of [a, a, a, a, b, b, b, b]) await client!.pollSlot();
+    const ninth = b!.pollSlot();
+    const outcome = await Promise.race([ninth.then(() => 'given'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))]);
     expect(outcome).toBe('waiting');
     const key = `sandbox:${sandbox.mock.credentials.sandbox.merchantKey}`;
-    await vi.waitFor(async () => expect(await postgresStore(db).budget!.count(key, 60_000)).toBe(15));
+    await vi.waitFor(async () => expect(await postgresStore(db).budget!.count(key, 60_000)).toBe(18));
     expect(sandbox.mock.state.requests.filter((entry) => entry.status === 429)).toEqual([]);
-    sixth.catch(() => {});
+    ninth.catch(() => {});
   } finally {
     await sandbox.close();
     await db.close();

@@ -80,8 +80,8 @@ describe('fault 3: one send per slot; a 429 waits for the next slot', () => {
     const outcomes = await settle(Promise.all(ids.map((id) => client.payments.waitForOutcome(id, { timeout: 600_000 }))));
     expect(outcomes.map((outcome) => [outcome.trx_id, outcome.status])).toEqual(ids.map((id) => [id, 'success']));
     expect(seen.filter((s) => s.at < 3_000)).toHaveLength(50);
-    // Every wait sent until its outcome came, within the budget: 90 of 120 a minute at most.
-    for (const s of seen) expect(seen.filter((t) => t.at > s.at - 60_000 && t.at <= s.at).length).toBeLessThanOrEqual(90);
+    // Every wait sent until its outcome came, within the budget: 108 of 120 a minute at most.
+    for (const s of seen) expect(seen.filter((t) => t.at > s.at - 60_000 && t.at <= s.at).length).toBeLessThanOrEqual(108);
     expect(seen.filter((s) => s.status === 200)).toHaveLength(50);
   });
 

@@ -87,14 +87,15 @@ describe('waits within the budget', () => {
       const payments = [];
       for (let i = 0; i < count; i++) payments.push(await c.payments.create(push(TEST_PHONE_NUMBERS.timeout)));
       const waits = payments.map((p) => c.payments.waitForOutcome(p.trx_id, { timeout: 600_000 }));
-      // The merchant's checkout: a create every 4 s for two minutes, each timed on the virtual clock.
+      // The merchant's checkout: a create every 6 s for three minutes (10 a minute, within the last
+      // tenth of the budget the SDK leaves them), each timed on the virtual clock.
       const latencies: number[] = [];
       const stream = (async () => {
         for (let i = 0; i < 30; i++) {
           const started = Date.now();
           await c.payments.create(push(TEST_PHONE_NUMBERS.success));
           latencies.push(Date.now() - started);
-          await new Promise((resolve) => setTimeout(resolve, 4_000));
+          await new Promise((resolve) => setTimeout(resolve, 6_000));
         }
       })();
       const [outcomes] = await settle(Promise.all([Promise.all(waits), stream]));
