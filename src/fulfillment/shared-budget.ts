@@ -180,11 +180,26 @@ function sharedPace(store: RequestBudgetStore, own: Pace, share: number, key: st
       for (;;) {
         if (clock() < down) return own.slot(signal);
         signal?.throwIfAborted();
-        const wait = await store.take(key, share, WINDOW).catch(fail);
+        const wait = await answered(store.take(key, share, WINDOW)).catch(fail);
         if (wait === 0) return void owed.push(clock());
         // Looking again at least each second: another process's takes may fill the room first.
         if (wait !== undefined) await sleep(Math.min(Math.max(Number(wait) || 1, 1), 1_000), signal);
       }
     },
   };
+}
+
+// A take not answered in 2 s is a store that failed: the client's own pacer stands in. A hung
+// server, or a single connection the caller's own claim holds while it verifies (postgresStore
+// over one Client: the take would wait for the claim, which waits for the take).
+function answered<T>(step: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(Object.assign(new Error('the budget store did not answer in 2 s'), { code: 'ETIMEDOUT' })), 2_000);
+    // Node's and Bun's timers unref(); elsewhere nothing holds a process open.
+    (timer as { unref?(): unknown }).unref?.();
+    step.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error as Error)),
+    );
+  });
 }

@@ -186,6 +186,23 @@ describe('a budget store that fails', () => {
     expect(log.warn.mock.calls[0]![0]).toMatch(/failed \(TypeError\)/);
     await mock.close();
   });
+
+  test('a take not answered in 2 s is a failure (a hung server, or one connection held by the caller’s own claim)', async () => {
+    fake();
+    const budget = memoryBudget();
+    const store = { ...budget.store, take: () => new Promise<number>(() => {}) };
+    const log = logger();
+    const { a, mock } = processes(sharedBudget(store), { logger: log });
+    const slot = a.pollSlot();
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(await settled(slot)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settled(slot)).toBe(true); // by the client's own pacer
+    expect(log.warn).toHaveBeenCalledTimes(1);
+    expect(log.warn.mock.calls[0]![0]).toMatch(/failed \(ETIMEDOUT\)/);
+    expect(vi.getTimerCount()).toBe(0);
+    await mock.close();
+  });
 });
 
 describe('what requestBudget and sharedBudget take', () => {
