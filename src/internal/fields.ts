@@ -66,8 +66,12 @@ const int = (min: number, max: number | undefined, message: string): z.ZodMiniTy
 export const oneOf = <const T extends readonly string[]>(values: T, message: string): z.ZodMiniType<T[number], T[number]> =>
   custom<T[number]>((value) => values.includes(value as string), message, { type: 'string', enum: [...values] });
 
+/** A string that matches `pattern` (its JSON Schema `pattern` rides as a hint), else `message`. */
+export const matching = (pattern: RegExp, message: string) =>
+  hinted(z.string().check(z.refine((value) => pattern.test(value), message)), { pattern: pattern.source });
+
 /** 3-letter upper-case ISO 4217 code. */
-export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD'));
+export const currencyCode = matching(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD');
 
 // The country of local phone numbers (`0712 345 678`) while a call's params are parsed: the
 // client's `phoneCountry`, set by the pipeline around its (synchronous) parse; TZ otherwise,
