@@ -96,7 +96,7 @@ export class Transport {
     const response: z.ZodMiniType<ListBody<T>> = listBody(spec.item, spec.names);
     const { limit, offset = 0 } = (spec.value ?? {}) as { offset?: number; limit?: number };
     const base = this.#baseUrl;
-    const route = base.origin + (base.pathname === '/' ? '' : base.pathname) + spec.path;
+    const route = base.origin + basePath(base) + spec.path;
     const fetchPage = (at: Cursor): Promise<SentRequest<ListPage<T>>> => {
       // Page numbers and links replace the offset; the caller's other params stay.
       const value = at.offset === offset || at.page !== undefined ? spec.value : { ...(spec.value as object), offset: at.offset };
@@ -431,11 +431,14 @@ function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record
     return url.pathname + url.search;
   }
   const route = template(spec.path);
-  let out = base.pathname === '/' ? '' : base.pathname;
+  let out = basePath(base);
   for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
   const query = spec.method === 'GET' && (params || spec.query) ? toQuery({ ...(params as object), ...spec.query }) : '';
   return query ? `${out}?${query}` : out;
 }
+
+/** The baseUrl's path that routes are appended to: '' for the root. */
+const basePath = (base: URL): string => (base.pathname === '/' ? '' : base.pathname);
 
 // Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
 const TEMPLATES = new Map<string, string[]>();
