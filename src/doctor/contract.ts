@@ -67,9 +67,12 @@ const RESULTS: Partial<Record<RouteName, readonly [shape: z.ZodMiniType, at: At]
   'billing.subscriptions.create': [SHAPES.subscriptionShape, 'data'],
   'billing.invoices.list': [SHAPES.invoiceShape, 'data[]'],
 };
-// Params the check reads instead of the client's schema: the plan body, sent as written.
+// Params the check reads instead of the client's schema: the plan body, sent as written (the
+// spec does not show it, so it is a provisional part).
 const PARAMS: Partial<Record<RouteName, z.ZodMiniType>> = { 'billing.plans.create': PLAN_PARAMS_SANDBOX };
-const PART = { params: 'body', result: 'response' } as const;
+// A result the spec does not show is read by fields.ts' provisional(), a bare transform that
+// never refuses; a shown one is checked after its reading (a pipe) or is an object schema.
+const isProvisional = (schema: z.ZodMiniType): boolean => schema._zod.def.type === 'transform';
 
 /** The routes the SDK calls (the client's route table), with what the check compares of each. */
 export const CONTRACT_ROUTES: Route[] = Object.entries(CLIENT_ROUTES).map(([name, client]: [string, ClientRoute]) => {
@@ -78,7 +81,10 @@ export const CONTRACT_ROUTES: Route[] = Object.entries(CLIENT_ROUTES).map(([name
   if (params) route[client.method === 'GET' ? 'query' : 'body'] = params;
   const result = RESULTS[name as RouteName];
   if (result) [route.response, route.at] = result;
-  if (client.provisional) route.provisional = client.provisional.map((part) => PART[part]);
+  const provisional: ('body' | 'response')[] = [];
+  if (name in PARAMS) provisional.push('body');
+  if (isProvisional(client.result)) provisional.push('response');
+  if (provisional.length) route.provisional = provisional;
   return route;
 });
 

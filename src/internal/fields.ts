@@ -24,10 +24,23 @@ export function jsonHint(schema: object): Record<string, unknown> | undefined {
   return (schema as { [HINT]?: Record<string, unknown> })[HINT];
 }
 
-/** A value of `T` checked by `test`, with `message` when it fails (any type, `undefined` included). */
-export const custom = <T>(test: (value: unknown) => boolean, message: string, json: Record<string, unknown>): z.ZodMiniType<T, T> =>
+/**
+ * A value of `T` checked by `test`, with `message` (or what it says of the value) when it fails
+ * (any type; `undefined` is required).
+ */
+export const custom = <T>(
+  test: (value: unknown) => boolean,
+  message: string | ((value: unknown) => string),
+  json: Record<string, unknown>,
+): z.ZodMiniType<T, T> =>
   // abort: false, as for a type error, so object-level rules (push needs a phone) still run.
-  hinted(z.custom<T>(test, { abort: false, error: (issue) => (issue.input === undefined ? 'is required' : message) }), json);
+  hinted(
+    z.custom<T>(test, {
+      abort: false,
+      error: (issue) => (issue.input === undefined ? 'is required' : typeof message === 'string' ? message : message(issue.input)),
+    }),
+    json,
+  );
 
 const isHttpUrl = (value: unknown): boolean => {
   try {
@@ -66,8 +79,12 @@ const int = (min: number, max: number | undefined, message: string): z.ZodMiniTy
 export const oneOf = <const T extends readonly string[]>(values: T, message: string): z.ZodMiniType<T[number], T[number]> =>
   custom<T[number]>((value) => values.includes(value as string), message, { type: 'string', enum: [...values] });
 
+/** A string that matches `pattern` (its JSON Schema `pattern` rides as a hint), else `message`. */
+export const matching = (pattern: RegExp, message: string) =>
+  hinted(z.string().check(z.refine((value) => pattern.test(value), message)), { pattern: pattern.source });
+
 /** 3-letter upper-case ISO 4217 code. */
-export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD'));
+export const currencyCode = matching(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as USD');
 
 // The country of local phone numbers (`0712 345 678`) while a call's params are parsed: the
 // client's `phoneCountry`, set by the pipeline around its (synchronous) parse; TZ otherwise,
@@ -85,9 +102,12 @@ export function inPhoneCountry<T>(country: PhoneCountry, parse: () => T): T {
   }
 }
 
-// A params object: what the object-level rules below may read and rewrite (they run even when
-// a field has a type error, so every failing field is listed at once).
-const whenObject = { when: (payload: { value: unknown }) => isRecord(payload.value) };
+/**
+ * When an object-level rule runs: on any params object, even one with a field of the wrong
+ * type (zod skips refinements after a type error otherwise), so every failing field is listed
+ * at once. The rules read and rewrite only their own keys.
+ */
+export const whenObject = { when: (payload: { value: unknown }) => isRecord(payload.value) };
 
 /**
  * A mobile number as people write it (`0712 345 678`, `+255 712-345-678`, `00255712345678`):
@@ -95,12 +115,9 @@ const whenObject = { when: (payload: { value: unknown }) => isRecord(payload.val
  * international digits by {@link normalizedPhones}.
  */
 export const phoneParam = (country?: PhoneCountry) =>
-  hinted(
-    z.custom<string>((value) => 'phone' in checkPhone(value, country ?? phoneCountry), {
-      abort: false,
-      error: (issue) =>
-        issue.input === undefined ? 'is required' : (checkPhone(issue.input, country ?? phoneCountry) as { message: string }).message,
-    }),
+  custom<string>(
+    (value) => 'phone' in checkPhone(value, country ?? phoneCountry),
+    (value) => (checkPhone(value, country ?? phoneCountry) as { message: string }).message,
     { type: 'string' },
   );
 
@@ -118,16 +135,9 @@ export const normalizedPhones = (fields: Record<string, PhoneCountry | undefined
  * (else `message`), sent as the exact amount of its currency by {@link exactAmounts}.
  */
 export const amountParam = (test: (amount: number) => boolean, message: string, json: Record<string, unknown>) =>
-  hinted(
-    z.custom<number | string>((value) => decimalValue(value) !== undefined && test(decimalValue(value)!), {
-      abort: false,
-      error: (issue) =>
-        issue.input === undefined
-          ? 'is required'
-          : decimalValue(issue.input) === undefined
-            ? 'must be a number or a decimal string such as "19.99"'
-            : message,
-    }),
+  custom<number | string>(
+    (value) => decimalValue(value) !== undefined && test(decimalValue(value)!),
+    (value) => (decimalValue(value) === undefined ? 'must be a number or a decimal string such as "19.99"' : message),
     { type: 'number', ...json },
   );
 

@@ -96,7 +96,7 @@ export class Transport {
     const response: z.ZodMiniType<ListBody<T>> = listBody(spec.item, spec.names);
     const { limit, offset = 0 } = (spec.value ?? {}) as { offset?: number; limit?: number };
     const base = this.#baseUrl;
-    const route = base.origin + (base.pathname === '/' ? '' : base.pathname) + spec.path;
+    const route = base.origin + basePath(base) + spec.path;
     const fetchPage = (at: Cursor): Promise<SentRequest<ListPage<T>>> => {
       // Page numbers and links replace the offset; the caller's other params stay.
       const value = at.offset === offset || at.page !== undefined ? spec.value : { ...(spec.value as object), offset: at.offset };
@@ -204,7 +204,7 @@ export class Transport {
       parseJson: parseErrorJson,
       // Headers go onto ky's Request in hooks, not through options.headers: ky would copy
       // them through four Headers objects per call. Every attempt is signed afresh there.
-      hooks: { beforeRequest: [(state) => this.#sign(state.request, call, signer, params, headers)] },
+      hooks: { beforeRequest: [(state) => this.#sign(state.request, call, signer, params, headers, 0)] },
     };
     if (limit > 0) request.hooks!.beforeRetry = [(state) => this.#resign(state, call, signer, params)];
     if (spec.method !== 'GET') {
@@ -250,18 +250,28 @@ export class Transport {
     }
   }
 
-  /** ky's beforeRequest hook: the SDK's headers and the first attempt's signature. */
-  #sign(request: Request, call: Call, signer: AttemptSigner, params: unknown, headers: Record<string, string>): void | Promise<void> {
+  /**
+   * Signs attempt `retry` (0: the first) on ky's Request: the first gets the SDK's `headers`
+   * too, a retry a fresh X-Timestamp and X-Signature over what it carries.
+   */
+  #sign(
+    request: Request,
+    call: Call,
+    signer: AttemptSigner,
+    params: unknown,
+    headers: Record<string, string>,
+    retry: number,
+  ): void | Promise<void> {
     const put = (signed: Record<string, string>) => {
       for (const name in signed) request.headers.set(name, signed[name]!);
-      this.#logAttempt(call, signed, params, 0);
+      this.#logAttempt(call, retry ? request.headers : signed, params, retry);
     };
     const signed = signer.sign(headers);
     // A Promise only on the WebCrypto path: node:crypto signs at once.
     return signed instanceof Promise ? signed.then(put) : put(signed);
   }
 
-  /** ky's beforeRetry hook: a fresh X-Timestamp and X-Signature on the retry's Request. */
+  /** ky's beforeRetry hook: the failed attempt told (warn, trace), and the retry signed afresh. */
   async #resign(state: BeforeRetryState, call: Call, signer: AttemptSigner, params: unknown): Promise<void> {
     const retry = channel('business-payments:request:retry');
     if (this.#willLog('warn') || (call.trace && retry?.hasSubscribers)) {
@@ -273,9 +283,7 @@ export class Transport {
         retry!.publish(call.trace);
       }
     }
-    const signed = await signer.sign({});
-    for (const [name, value] of Object.entries(signed)) state.request.headers.set(name, value);
-    this.#logAttempt(call, state.request.headers, params, state.retryCount);
+    return this.#sign(state.request, call, signer, params, {}, state.retryCount);
   }
 
   #logAttempt(call: Call, headers: Record<string, string> | Headers, params: unknown, retry: number): void {
@@ -423,11 +431,14 @@ function pathWithQuery(base: URL, spec: RequestSpec<z.ZodMiniType>, path: Record
     return url.pathname + url.search;
   }
   const route = template(spec.path);
-  let out = base.pathname === '/' ? '' : base.pathname;
+  let out = basePath(base);
   for (let i = 0; i < route.length; i++) out += i % 2 ? encodeURIComponent(path[route[i]!]!) : route[i];
   const query = spec.method === 'GET' && (params || spec.query) ? toQuery({ ...(params as object), ...spec.query }) : '';
   return query ? `${out}?${query}` : out;
 }
+
+/** The baseUrl's path that routes are appended to: '' for the root. */
+const basePath = (base: URL): string => (base.pathname === '/' ? '' : base.pathname);
 
 // Route templates split once: `/api/v1/payments/{trx_id}` → ['/api/v1/payments/', 'trx_id', ''].
 const TEMPLATES = new Map<string, string[]>();

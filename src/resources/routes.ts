@@ -35,8 +35,6 @@ export interface ClientRoute {
   retry?: RetryMode | ((params: unknown) => RetryMode);
   /** What the server may have done when a call fails without a clear answer, and how to look it up. */
   acted?: string | ((params: unknown) => string);
-  /** Parts the spec does not show: the SDK reads them defensively, doctor reports differences as advice. */
-  provisional?: readonly ('params' | 'result')[];
   /** URL fields of `params` that must be https:// in production. */
   httpsInProduction?: readonly string[];
   /** The spec shows no response body: an empty 2xx is a success. */
@@ -47,7 +45,6 @@ export interface ClientRoute {
   failureHint?: (error: PaymentsError) => string | undefined;
 }
 
-const RESULT = ['result'] as const;
 const RANG = " and the customer's phone may have rung";
 // A push-mode payment rings the phone as it is created: sent once, like a push.
 const isPush = (params: unknown) => (params as { payment_mode?: unknown } | undefined)?.payment_mode === 'push';
@@ -74,14 +71,12 @@ export const CLIENT_ROUTES = {
     params: payments.PaymentListParams,
     result: payments.PaymentListItem,
     list: ['payments', 'transactions'],
-    provisional: RESULT,
   },
   'payments.retrieve': {
     method: 'GET',
     path: '/api/v1/payments/{trx_id}',
     id: pathId,
     result: payments.PaymentRecord,
-    provisional: RESULT,
   },
   'payments.push': {
     method: 'POST',
@@ -92,7 +87,6 @@ export const CLIENT_ROUTES = {
     retry: 'push',
     acted: "the customer's phone may have rung: check client.payments.retrieve(trx_id) first",
     emptyBodyOk: true,
-    provisional: RESULT,
   },
   'payments.verify': {
     method: 'GET',
@@ -109,7 +103,7 @@ export const CLIENT_ROUTES = {
     httpsInProduction: URL_FIELDS,
     acted: 'a payment session may have been created',
   },
-  'balance.retrieve': { method: 'GET', path: '/api/v1/balance', result: BalanceResult, provisional: RESULT },
+  'balance.retrieve': { method: 'GET', path: '/api/v1/balance', result: BalanceResult },
   'siteInfo.retrieve': { method: 'GET', path: '/api/v1/site-info', result: SiteInfo },
   'payouts.preview': {
     method: 'POST',
@@ -126,7 +120,6 @@ export const CLIENT_ROUTES = {
     retry: 'once',
     acted: `a payout may have been made. ${PAYOUT_LOOKUP}`,
     failureHint: payoutFailureHint,
-    provisional: RESULT,
   },
   'payouts.list': {
     method: 'GET',
@@ -134,16 +127,14 @@ export const CLIENT_ROUTES = {
     params: payouts.PayoutListParams,
     result: payouts.PayoutItem,
     list: ['payouts'],
-    provisional: RESULT,
   },
-  'payouts.retrieve': { method: 'GET', path: '/api/v1/payouts/{id}', id: payouts.PayoutId, result: payouts.Payout, provisional: RESULT },
+  'payouts.retrieve': { method: 'GET', path: '/api/v1/payouts/{id}', id: payouts.PayoutId, result: payouts.Payout },
   'billing.plans.create': {
     method: 'POST',
     path: '/api/v1/billing/plans',
     params: PlanCreateParams,
     result: Plan,
     acted: 'a plan may have been created',
-    provisional: ['params', 'result'],
   },
   'billing.subscriptions.create': {
     method: 'POST',
@@ -153,7 +144,6 @@ export const CLIENT_ROUTES = {
     retry: 'once',
     acted: `a subscription may have been created${RANG}: wait for its subscription.created webhook first`,
     httpsInProduction: ['webhook_url'],
-    provisional: RESULT,
   },
   'billing.invoices.list': {
     method: 'GET',
@@ -161,7 +151,6 @@ export const CLIENT_ROUTES = {
     params: InvoiceListParams,
     result: Invoice,
     list: ['invoices'],
-    provisional: RESULT,
   },
   openapi: { method: 'GET', path: '/api/v1/openapi.json', result: OpenAPIDocument },
 } as const satisfies Record<string, ClientRoute>;

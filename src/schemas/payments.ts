@@ -18,6 +18,7 @@ import {
   shown,
   readRecord,
   text,
+  whenObject,
   type Assert,
   type Schema,
   type TiesInput,
@@ -52,13 +53,9 @@ const paymentFields = {
   ),
 };
 
-// zod skips refinements once another field has a type error; this rule must still run so
-// InvalidParamsError lists every failing field at once. It only reads two keys, so any
-// object (even one with other fields wrong) is safe to look at.
-const whenParams = { when: (payload: { value: unknown }) => isRecord(payload.value) };
 const pushNeedsPhone = z.refine<{ payment_mode?: string | undefined; customer_phone?: string | undefined }>(
   (params) => params.payment_mode !== 'push' || params.customer_phone !== undefined,
-  { path: ['customer_phone'], message: 'is required when payment_mode is push', ...whenParams },
+  { path: ['customer_phone'], message: 'is required when payment_mode is push', ...whenObject },
 );
 
 // Both creation routes send the amount exact at the currency's digits and the phone as its
@@ -156,7 +153,7 @@ type _PaymentInitiateParams = Assert<TiesInput<typeof initiateParamsSchema, Paym
  * still sees the route as the service describes it).
  */
 export const PaymentInitiateParams: Schema<PaymentInitiateParams> = initiateParamsSchema.check(
-  z.refine((params) => params.payment_mode !== 'push', { path: ['payment_mode'], message: HOSTED_ONLY, ...whenParams }),
+  z.refine((params) => params.payment_mode !== 'push', { path: ['payment_mode'], message: HOSTED_ONLY, ...whenObject }),
   ...exactPayment,
 );
 

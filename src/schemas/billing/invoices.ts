@@ -1,6 +1,7 @@
 // The params and results of the invoice routes: types and schemas.
 import * as z from 'zod/mini';
 import {
+  matching,
   optional,
   pageParams,
   provisional,
@@ -22,7 +23,7 @@ export interface InvoiceListParams {
 }
 
 const listSchema = z.strictObject({
-  subscription: optional(z.string().check(z.regex(/^sub_[A-Za-z0-9_-]+$/, 'must be a subscription id starting with sub_'))),
+  subscription: optional(matching(/^sub_[A-Za-z0-9_-]+$/, 'must be a subscription id starting with sub_')),
   ...pageParams,
 });
 type _InvoiceListParams = Assert<TiesInput<typeof listSchema, InvoiceListParams>>;
