@@ -158,6 +158,12 @@ export function verifyWebhook(
   return verifyThen(input, secret, options, toEvent);
 }
 
+/**
+ * @internal `verifyWebhook` on the `{ payload, headers, secret }` the fulfillment kit builds
+ * (never a Request: the kit reads a delivery's body itself), without the Request path.
+ */
+export const verifyPayload = async (options: VerifyWebhookOptions): Promise<WebhookEvent> => toEvent(await check(options));
+
 type Verified = VerifiedWebhookSignature;
 /** An amount as a body holds it: the callers cast what they pass, and readAmount checks it. */
 type Money = { value?: unknown } | null | undefined;
