@@ -110,7 +110,19 @@ describe.each(STORES)('the inbox: %s', (_, makeStore) => {
     expect(await fulfillment.drain()).toEqual({ processed: 0, done: 0, retried: 0, dead: 0 });
     // The kit's object carries its documented methods only.
     expect(Object.keys(fulfillment).sort()).toEqual(
-      ['drain', 'handleVerified', 'handleWebhook', 'inbox', 'newAttempt', 'outcome', 'process', 'reconcile', 'replay', 'store', 'work'].sort(),
+      [
+        'drain',
+        'handleVerified',
+        'handleWebhook',
+        'inbox',
+        'newAttempt',
+        'outcome',
+        'process',
+        'reconcile',
+        'replay',
+        'store',
+        'work',
+      ].sort(),
     );
   });
 
