@@ -15,8 +15,8 @@ export function decimalValue(value: unknown): number | undefined {
   return typeof value === 'string' && /^\s*\d+(?:\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
 }
 
-// Digits after the point of a number's shortest decimal form (`1e-7` counts as 7).
-const decimals = (value: number): number => {
+/** @internal Digits after the point of a number's shortest decimal form (`1e-7` counts as 7). */
+export const decimals = (value: number): number => {
   const [, fraction = '', exponent = '0'] = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value)) ?? [];
   return Math.max(0, fraction.length - Number(exponent));
 };

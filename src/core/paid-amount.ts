@@ -1,5 +1,7 @@
 // The gross amount a customer paid, read from a verified transaction of either generation of
-// the service. Pure and dependency-free: the fulfillment entry (no ky, no zod) exports it too.
+// the service. Pure (its one import is the amounts' own digit count): the fulfillment entry (no
+// ky, no zod) exports it too.
+import { decimals } from './money.js';
 
 /** What {@link paidAmount} reads of a verified transaction. */
 export interface PaidAmountInput {
@@ -35,8 +37,3 @@ export function paidAmount(tx: PaidAmountInput): number | undefined {
   // 97.5 + 2.45 is 99.94999… in binary: round to the decimals the two amounts were written with.
   return Number((amount! + fee!).toFixed(Math.min(8, Math.max(decimals(amount!), decimals(fee!)))));
 }
-
-const decimals = (value: number): number => {
-  const [, fraction = '', exponent] = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value)) ?? [];
-  return Math.max(0, fraction.length - Number(exponent ?? 0));
-};

@@ -90,7 +90,7 @@ export async function remember(store: FulfillmentStore, trxId: string, ref: stri
   // report writing it right now is waited for, up to 2 s).
   let found = ref ? await store.claim(`ref:${trxId}`, lease) : undefined;
   for (let i = 0; found && 'busy' in found && i < 100; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await pause(20);
     found = await store.claim(`ref:${trxId}`, lease);
   }
   if (found && 'claimed' in found) await found.claimed.complete(ref!);
@@ -99,12 +99,13 @@ export async function remember(store: FulfillmentStore, trxId: string, ref: stri
 }
 
 /**
- * A pause of `ms`, or until `signal` aborts (it resolves either way: look at the signal); its
- * listener goes with it either way (one left per pause would be 86,400 a day on a worker's signal).
+ * A pause of `ms`, or until `signal` (when given) aborts (it resolves either way: look at the
+ * signal); its listener goes with it either way (one left per pause would be 86,400 a day on a
+ * worker's signal).
  */
-export const pause = (ms: number, signal: AbortSignal) =>
+export const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
-    const timer = setTimeout(done, signal.aborted ? 0 : ms);
-    signal.addEventListener('abort', done);
+    const done = () => (clearTimeout(timer), signal?.removeEventListener('abort', done), resolve());
+    const timer = setTimeout(done, signal?.aborted ? 0 : ms);
+    signal?.addEventListener('abort', done);
   });

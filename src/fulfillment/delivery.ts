@@ -6,7 +6,7 @@
 // settled, any other event to `onEvent` once per event id. Below it the settle step and the
 // shared base.
 import { PaymentsError } from '../core/base-error.js';
-import { checkTimestamp, verifyWebhook } from '../webhooks/verify.js';
+import { checkTimestamp, verifyPayload } from '../webhooks/verify.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { readSignedHeaders } from '../webhooks/headers.js';
@@ -89,7 +89,7 @@ async function answerDelivery(
     if (timestamp !== undefined) checkTimestamp(timestamp, now ? now() : Date.now(), 300);
     const payload = await bodyOf(delivery, max);
     if (payload === undefined) return answer(413, { error: 'payload_too_large', message: 'Body over maxBodyBytes: not read.' });
-    event = await verifyWebhook({ secret, environment, payload, headers, now });
+    event = await verifyPayload({ secret, environment, payload, headers, now });
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     // The spec: a bad signature (or timestamp) gets 401, and so does an unsigned delivery

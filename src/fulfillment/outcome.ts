@@ -61,8 +61,9 @@ export function pages(options: FulfillmentOptions, store: FulfillmentStore, leas
       return state;
     } finally {
       end.abort();
+      // The last caller out ends the loop (a loop stays in the map while it has callers, so it is this one).
       if (!--poll.callers) {
-        if (polls.get(trxId) === poll) polls.delete(trxId);
+        polls.delete(trxId);
         poll.stop.abort();
       }
     }

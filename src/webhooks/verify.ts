@@ -158,6 +158,12 @@ export function verifyWebhook(
   return verifyThen(input, secret, options, toEvent);
 }
 
+/**
+ * @internal `verifyWebhook` on the `{ payload, headers, secret }` the fulfillment kit builds
+ * (never a Request: the kit reads a delivery's body itself), without the Request path.
+ */
+export const verifyPayload = async (options: VerifyWebhookOptions): Promise<WebhookEvent> => toEvent(await check(options));
+
 type Verified = VerifiedWebhookSignature;
 /** An amount as a body holds it: the callers cast what they pass, and readAmount checks it. */
 type Money = { value?: unknown } | null | undefined;
@@ -313,7 +319,7 @@ function check(options: VerifyWebhookOptions): Verified | Promise<Verified> {
 }
 
 // Returns the current time in ms once every option but the secret is usable.
-function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, brand: unknown, max: unknown = 1): number {
+function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, brand: unknown): number {
   const nowMs: unknown = typeof clock === 'function' ? (clock as () => unknown)() : clock === undefined ? Date.now() : NaN;
   // typeof first: a string like '300' passes the comparisons; NaN fails them all.
   // An hour is twelve times the spec's window already. Wider (Infinity above all) turns the
@@ -326,9 +332,7 @@ function checkOptions(tolerance: unknown, clock: unknown, environment: unknown, 
         ? 'environment must be sandbox or production'
         : brand !== undefined && !(typeof brand === 'string' && /^[\w-]+$/.test(brand))
           ? 'brand must be letters, digits, _ or -'
-          : !(Number.isInteger(max) && (max as number) > 0)
-            ? 'maxBodyBytes must be a whole number > 0'
-            : undefined;
+          : undefined;
   if (fault) throw new ConfigurationError(`Webhook option ${fault}.`);
   return nowMs as number;
 }
@@ -442,7 +446,9 @@ async function fromRequest(
   const input = { ...options, headers: request.headers, secret } as VerifyWebhookOptions & VerifyWebhookRequestOptions;
   const { toleranceSeconds: tolerance = 300, maxBodyBytes: max = 1 << 20 } = input;
   checkSecrets(secret);
-  const nowMs = checkOptions(tolerance, input.now, input.environment, input.brand, max);
+  const nowMs = checkOptions(tolerance, input.now, input.environment, input.brand);
+  // The body's bound is a Request's option alone: checked after the others, as before.
+  if (!(Number.isInteger(max) && max > 0)) throw new ConfigurationError('Webhook option maxBodyBytes must be a whole number > 0.');
   const found = readSignedHeaders(input.headers, input.brand);
   if (found.timestamp !== undefined) checkTimestamp(found.timestamp, nowMs, tolerance);
   if (!signatureCandidates(found.signature).length) throw mismatch();
