@@ -194,7 +194,10 @@ function sharedPace(store: RequestBudgetStore, own: Pace, share: number, key: st
 // over one Client: the take would wait for the claim, which waits for the take).
 function answered<T>(step: Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(Object.assign(new Error('the budget store did not answer in 2 s'), { code: 'ETIMEDOUT' })), 2_000);
+    const timer = setTimeout(
+      () => reject(Object.assign(new Error('the budget store did not answer in 2 s'), { code: 'ETIMEDOUT' })),
+      2_000,
+    );
     // Node's and Bun's timers unref(); elsewhere nothing holds a process open.
     (timer as { unref?(): unknown }).unref?.();
     step.then(
