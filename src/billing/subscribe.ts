@@ -2,7 +2,7 @@
 // found by its key (`sub:<customer>:<plan>:<n>`); while it is live nothing is sent. A new one is
 // recorded (insert-if-absent: of two processes racing, one records it) before its create is
 // sent with the record's key as its Idempotency-Key, so a replay gets the same subscription.
-import { checkPhone } from '../core/phone.js';
+import { checkPhone } from '../core/phone-check.js';
 import { keyOf, KEY_WINDOW, LIVE, type BillingBase, type ChangeSource } from './base.js';
 import { BillingError } from './errors.js';
 import type { SubscriptionRecord } from './store.js';

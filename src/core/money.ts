@@ -21,24 +21,39 @@ export const decimals = (value: number): number => {
   return Math.max(0, fraction.length - Number(exponent));
 };
 
+// A string's digits are its own: '3.30' has two (trailing zeros say nothing), and more than 15
+// significant digits cannot travel exactly as a JSON number.
+const tooLong = (value: unknown) => typeof value === 'string' && value.replace(/\D|^[\s0.]+|\.?0*\s*$/g, '').length > 15;
+
+/**
+ * @internal `value` (a number or a decimal string) as an amount of `digits` minor-unit digits,
+ * or `undefined` when it is none (not a decimal, a string longer than a JSON number carries, or
+ * more decimal places than `digits`). Float noise goes: a number whose 12-significant-digit form
+ * fits the digits, and differs from it by a speck of the minor unit, is that amount
+ * (`1.1 + 2.2` → 3.3, `0.07 * 100000` → 7000). The one rule of {@link exactAmount} (which also
+ * says why not) and {@link sameAmount} (which only compares).
+ */
+export function exactAt(value: unknown, digits: number): number | undefined {
+  const number = decimalValue(value);
+  if (number === undefined || tooLong(value)) return undefined;
+  if (decimals(number) <= digits) return number;
+  const clean = Number(number.toPrecision(12));
+  return decimals(clean) <= digits && Math.abs(clean - number) * 10 ** digits < 1e-3 ? clean : undefined;
+}
+
 /**
  * @internal `value` (a number or a decimal string) as the amount to send in `currency` (its
- * minor-unit digits; a payout, which names none, has 2), or why it cannot be sent. Float noise goes: a number whose 12-significant-digit form
- * fits the digits, and differs from it by a speck of the minor unit, is that amount
- * (`1.1 + 2.2` → 3.3, `0.07 * 100000` → 7000). More digits than the currency has (`10.005` USD,
- * `12.5` UGX) are refused with the two nearest amounts that can be sent.
+ * minor-unit digits; a payout, which names none, has 2) as {@link exactAt} reads it, or why it
+ * cannot be sent. More digits than the currency has (`10.005` USD, `12.5` UGX) are refused
+ * with the two nearest amounts that can be sent.
  */
 export function exactAmount(value: unknown, currency?: unknown): { amount: number } | { error: string } {
   const digits = minorDigits(currency);
+  const amount = exactAt(value, digits);
+  if (amount !== undefined) return { amount };
   const number = decimalValue(value);
   if (number === undefined) return { error: 'must be a number or a decimal string such as "19.99"' };
-  // A string's digits are its own: '3.30' has two (trailing zeros say nothing), and more than
-  // 15 significant digits cannot travel exactly as a JSON number.
-  if (typeof value === 'string' && value.replace(/\D|^[\s0.]+|\.?0*\s*$/g, '').length > 15)
-    return { error: 'has more significant digits than a JSON number carries exactly (15 at most)' };
-  if (decimals(number) <= digits) return { amount: number };
-  const clean = Number(number.toPrecision(12));
-  if (decimals(clean) <= digits && Math.abs(clean - number) * 10 ** digits < 1e-3) return { amount: clean };
+  if (tooLong(value)) return { error: 'has more significant digits than a JSON number carries exactly (15 at most)' };
   const unit = 10 ** digits;
   const below = Math.floor(number * unit + 1e-9) / unit;
   const [low, high] = [below, (Math.round(below * unit) + 1) / unit].map((n) => n.toFixed(digits));
@@ -53,6 +68,6 @@ export function exactAmount(value: unknown, currency?: unknown): { amount: numbe
  */
 export function sameAmount(a: unknown, b: unknown, currency: unknown): boolean {
   const digits = minorDigits(currency);
-  const [x, y] = [exactAmount(a, currency), exactAmount(b, currency)];
-  return 'amount' in x && 'amount' in y && Math.round(x.amount * 10 ** digits) === Math.round(y.amount * 10 ** digits);
+  const [x, y] = [exactAt(a, digits), exactAt(b, digits)];
+  return x !== undefined && y !== undefined && Math.round(x * 10 ** digits) === Math.round(y * 10 ** digits);
 }

@@ -3,7 +3,8 @@
 // version, then onChange), a payout the service described bound to its intent, and the
 // service's clock as the Date of its answers says it. It imports no step.
 import { ConfigurationError } from '../core/base-error.js';
-import { phoneCountryError, type PhoneCountry } from '../core/phone.js';
+import { phoneCountryError } from '../core/phone-check.js';
+import type { PhoneCountry } from '../core/phone-plans.js';
 import type { Payout } from '../schemas/payouts.js';
 import type { PayoutIntent, PayoutIntentState, PayoutIntentStore } from './store.js';
 import type { PayoutsClient, PayoutsOptions } from './types.js';

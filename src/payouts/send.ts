@@ -2,7 +2,8 @@
 // for a send (only one process wins it) and sent once with its key as the Idempotency-Key;
 // what came back is recorded. confirmResend is the same send, asked for by a person.
 import { exactAmount } from '../core/money.js';
-import { checkPhone, type PhoneCountry } from '../core/phone.js';
+import { checkPhone } from '../core/phone-check.js';
+import type { PhoneCountry } from '../core/phone-plans.js';
 import { unsettledIn } from '../core/payout-outcome.js';
 import { LOOKUP, type PayoutBase } from './base.js';
 import { PayoutIntentError } from './errors.js';

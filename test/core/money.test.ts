@@ -3,7 +3,7 @@
 // every total of a cart of 2-digit prices, summed in floating point, is sent as its exact decimal.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exactAmount, minorDigits, sameAmount } from '../../src/core/money.js';
+import { exactAmount, exactAt, minorDigits, sameAmount } from '../../src/core/money.js';
 
 describe('minorDigits', () => {
   it.each([
@@ -60,6 +60,25 @@ describe('exactAmount', () => {
   it('refuses a string with more significant digits than a JSON number carries', () => {
     expect(exactAmount('12345678901234567.89', 'USD')).toHaveProperty('error', expect.stringContaining('15 at most'));
   });
+});
+
+describe('exactAt', () => {
+  it.each([
+    ['19.99', 2, 19.99],
+    [1.1 + 2.2, 2, 3.3],
+    [0.07 * 100_000, 0, 7000],
+    [' 7000 ', 0, 7000],
+    ['3.30', 2, 3.3],
+  ])('%s at %i digits is %s', (value, digits, amount) => expect(exactAt(value, digits)).toBe(amount));
+
+  it.each([
+    ['abc', 2, 'not a decimal'],
+    [Number.NaN, 2, 'not a finite number'],
+    [undefined, 2, 'not a decimal'],
+    ['12345678901234567.89', 2, 'more than 15 significant digits'],
+    ['10.005', 2, 'a third decimal place'],
+    [12.5, 0, 'a decimal place'],
+  ])('%s at %i digits is none (%s)', (value, digits, _why) => expect(exactAt(value, digits)).toBeUndefined());
 });
 
 describe('sameAmount', () => {
