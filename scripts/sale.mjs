@@ -228,9 +228,12 @@ async function customer(column, mock, i) {
   await mock.completeCheckout(answer.trx_id, 'success');
   if (Math.random() < 0.5) {
     await sleep(500 + Math.random() * 2_500);
-    const page = await toWeb(column, `/return?trx=${encodeURIComponent(answer.trx_id)}`).catch(() => undefined);
+    const page = await toWeb(column, `/return?trx=${encodeURIComponent(answer.trx_id)}`).catch((error) => error);
     column.returnPages++;
-    if (page && !page.ok) column.returnErrors++;
+    if (!page?.ok) {
+      column.returnErrors++;
+      column.returnError ??= page instanceof Error ? page.message : `${page?.status} ${await page?.text()}`;
+    }
   }
 }
 
@@ -268,6 +271,10 @@ async function sale(column, mock, store, pool) {
   for (const d of mock.state.deliveries) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
   column.failedAttempts = mock.state.deliveries.filter((d) => !(d.status >= 200 && d.status < 300)).length;
   column.givenUp = [...byEvent.values()].filter((attempts) => !attempts.some((d) => d.status >= 200 && d.status < 300)).length;
+  // A checkout whose process was killed while its create was out is sent again by the customer (a
+  // new attempt: the shop never heard of the first): the merchant's own retry, not the SDK's.
+  const orders = new Set([...mock.state.payments.values()].map((p) => String(p.merchant_ref).replace(/~a\d+$/, '')));
+  column.resent = mock.state.payments.size - orders.size;
   return figures(column, rows);
 }
 
@@ -299,7 +306,9 @@ function figures(column, rows) {
     'merchant calls refused (429)': column.merchant429,
     'checkouts turned away': column.refusedCheckouts,
     "SDK's own calls refused (429)": column.sdk429,
-    'calls per fulfilled order': (column.calls / Math.max(1, done)).toFixed(2),
+    'calls per fulfilled order': (column.calls / Math.max(1, done)).toFixed(3),
+    'checkouts sent again (process killed)': column.resent,
+    "calls per fulfilled order, the SDK's part": ((column.calls - column.resent) / Math.max(1, done)).toFixed(3),
     'return pages (errors)': `${column.returnPages} (${column.returnErrors})`,
     'deliveries duplicated': column.duplicates,
     'webhook attempts failed / events given up': `${column.failedAttempts} / ${column.givenUp}`,
@@ -314,11 +323,17 @@ function figures(column, rows) {
   };
   const p99 = quantile(latencies, 0.99);
   const problems = [...column.problems];
+  if (column.returnError) console.log(`${column.name}: a return page that failed: ${column.returnError}`);
   if (twice) problems.push(`${twice} orders fulfilled twice`);
   if (missed) problems.push(`${missed} paid orders never fulfilled`);
   if (column.name !== 'over') {
     if (column.merchant429) problems.push(`${column.merchant429} merchant calls refused with 429`);
-    if (column.calls / Math.max(1, done) > 2.0) problems.push(`${row['calls per fulfilled order']} calls per fulfilled order (bar: 2.0)`);
+    // The bar is the SDK's: one create and one verify an order, whatever was delivered twice or
+    // asked by a return page; a checkout the customer sent again is theirs.
+    if ((column.calls - column.resent) / Math.max(1, done) > 2.0)
+      problems.push(
+        `${row["calls per fulfilled order, the SDK's part"]} calls per fulfilled order beside the checkouts sent again (bar: 2.0)`,
+      );
     if (column.trigger !== 'poll' && !(p99 < 30_000)) problems.push(`p99 paid → onPaid ${row['paid → onPaid p99']} (bar: 30 s)`);
   }
   return { row, problems };
@@ -346,6 +361,7 @@ const { failed, results } = await runColumns({
       returnPages: 0,
       returnErrors: 0,
       refusedCheckouts: 0,
+      resent: 0,
       worstLag: 0,
       catchUp: 0,
       orders: 0,
