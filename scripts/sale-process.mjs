@@ -6,7 +6,7 @@
 //   POST /checkout {order}  → newAttempt + payments.create (the merchant's call: a 429 is
 //                              answered `{ refused: true }`, counted by the parent)
 //   POST /webhook           → handleWebhook (recorded in the inbox, then answered)
-//   GET  /return?trx=       → fulfillment.outcome(trx, { wait }) (the docs' return page)
+//   GET  /return?trx=&ref=  → fulfillment.outcome(trx, { merchantRef: ref, wait }) (the docs' return page)
 //   POST /push {id}         → (worker, push column) process(id): 2xx done, 503 try again
 //
 // The trigger (SALE_TRIGGER): `poll` (web processes process what they recorded at once, the
@@ -137,7 +137,8 @@ async function route(req, res) {
     return res.writeHead(answer.status).end();
   }
   if (req.method === 'GET' && url.pathname === '/return') {
-    const outcome = await kit.outcome(url.searchParams.get('trx'), { wait: 10_000 });
+    const { trx, ref } = Object.fromEntries(url.searchParams);
+    const outcome = await kit.outcome(trx, { merchantRef: ref, wait: 10_000 });
     return json(res, 200, { outcome });
   }
   if (req.method === 'POST' && url.pathname === '/push') {

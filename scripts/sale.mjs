@@ -228,7 +228,9 @@ async function customer(column, mock, i) {
   await mock.completeCheckout(answer.trx_id, 'success');
   if (Math.random() < 0.5) {
     await sleep(500 + Math.random() * 2_500);
-    const page = await toWeb(column, `/return?trx=${encodeURIComponent(answer.trx_id)}`).catch((error) => error);
+    // The return URL carries the attempt's reference (verify's answer does not say the order).
+    const query = `trx=${encodeURIComponent(answer.trx_id)}&ref=${encodeURIComponent(answer.ref_trx)}`;
+    const page = await toWeb(column, `/return?${query}`).catch((error) => error);
     column.returnPages++;
     if (!page?.ok) {
       column.returnErrors++;
