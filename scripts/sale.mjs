@@ -147,8 +147,11 @@ function sandbox(column) {
       if (!entry.path.startsWith('/api/')) return;
       column.calls++;
       if (entry.status !== 429) return;
-      if (entry.method === 'POST' && entry.path.startsWith('/api/v1/payments')) column.merchant429++;
-      else column.sdk429++;
+      if (entry.method === 'POST' && entry.path.startsWith('/api/v1/payments')) {
+        column.merchant429++;
+        // When in the sale: the first minute (the rate climbing) or after it.
+        if (Date.now() - column.started >= 60_000) column.merchant429Later++;
+      } else column.sdk429++;
     },
     fetch: async (_url, init) => {
       const request = { method: 'POST', body: String(init?.body), headers: init?.headers };
@@ -240,7 +243,7 @@ async function customer(column, mock, i) {
 }
 
 async function sale(column, mock, store, pool) {
-  const started = Date.now();
+  const started = (column.started = Date.now());
   const end = started + column.minutes * 60_000;
   const gap = 60_000 / column.rate;
   const customers = [];
@@ -266,6 +269,14 @@ async function sale(column, mock, store, pool) {
   const rows = await fulfilled(pool);
   clearInterval(lag);
   column.catchUp = Math.max(0, Math.max(...rows.map((r) => Number(r.at)), saleEnd) - saleEnd);
+  // What the processes alive now said at warn: a budget store that failed (each client then
+  // paces alone for a minute) is the one the sale must know of.
+  for (const slot of [column.worker, ...column.web]) {
+    const said = await fetch(`http://127.0.0.1:${slot.port}/warnings`, { signal: AbortSignal.timeout(5_000) })
+      .then((res) => res.json())
+      .catch(() => []);
+    column.budgetFallbacks += said.filter((line) => line.includes('requestBudget')).length;
+  }
   column.stopping = true;
   for (const slot of [column.worker, ...column.web]) slot.child?.kill('SIGKILL');
   // The service's own record of its webhook attempts: answered other than 2xx, and events it gave up on.
@@ -306,8 +317,10 @@ function figures(column, rows) {
     orders: column.orders,
     paid: column.paid.size,
     'merchant calls refused (429)': column.merchant429,
+    '… of them after the first minute': column.merchant429Later,
     'checkouts turned away': column.refusedCheckouts,
     "SDK's own calls refused (429)": column.sdk429,
+    'budget store failed (clients that paced alone)': column.budgetFallbacks,
     'calls per fulfilled order': (column.calls / Math.max(1, done)).toFixed(3),
     'checkouts sent again (process killed)': column.resent,
     "calls per fulfilled order, the SDK's part": ((column.calls - column.resent) / Math.max(1, done)).toFixed(3),
@@ -356,6 +369,9 @@ const { failed, results } = await runColumns({
       paid: new Map(),
       calls: 0,
       merchant429: 0,
+      merchant429Later: 0,
+      budgetFallbacks: 0,
+      started: Infinity,
       sdk429: 0,
       duplicates: 0,
       pushed: 0,
