@@ -14,22 +14,12 @@ import { createMockService, type MockRequestLogEntry } from '../../src/testing.j
 import { START } from '../support/fake-api.js';
 import { memoryBudget } from '../support/memory-budget.js';
 import { startSandbox } from '../support/sandbox.js';
+import { settled } from '../support/settled.js';
 
 afterEach(() => vi.useRealTimers());
 
 const fake = () =>
   vi.useFakeTimers({ now: START, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-
-/** Whether `promise` has settled after the microtasks now queued ran. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  promise.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  await vi.advanceTimersByTimeAsync(0);
-  return done;
-}
 
 const logger = () => ({ error: vi.fn(), warn: vi.fn<(line: string) => void>(), info: vi.fn(), debug: vi.fn() }) satisfies Logger;
 

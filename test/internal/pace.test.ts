@@ -9,22 +9,12 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, PaymentsClient } from '../../src/index.js';
 import { pace, shareOf, type Pace } from '../../src/internal/pace.js';
 import { START } from '../support/fake-api.js';
+import { settled } from '../support/settled.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: START, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
 });
 afterEach(() => vi.useRealTimers());
-
-/** Whether `promise` has settled after the microtasks now queued ran. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  promise.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  await vi.advanceTimersByTimeAsync(0);
-  return done;
-}
 
 /** `count` sends of the merchant's own, now. */
 const send = (p: Pace, count: number) => Array.from({ length: count }, () => p.sent());
